@@ -1,0 +1,274 @@
+"""Hand analysis: the exact best partition of a hand into melds (RULES.md §7), in one call or
+over numpy batches, and the lay-off targets of a hand against table melds.
+
+>>> a = analyze_hand("gin", "AS 2S 3S 7C 7D 7H KD 9C 4H 5H")
+>>> [m.cards for m in a.melds]
+[('7C', '7D', '7H'), ('AS', '2S', '3S')]
+>>> a.deadwood, a.deadwood_points, a.deadwood_count
+(('4H', '5H', '9C', 'KD'), 28, 4)
+>>> r = analyze_hand("rami", "5H 6H JK1 QS KS AS 2C")
+>>> [(m.cards, m.joker_stands_for) for m in r.melds]
+[(('5H', '6H', 'JK1'), ('7H',)), (('QS', 'KS', 'AS'), ())]
+>>> r.deadwood_points, r.opening_points, r.can_open
+(2, 49, False)
+>>> encoded = encode_hands("cardverse", ["QS KS AS 2C 3C 4C 9D", "2H 3H 4H 5H 6H 7H 8H"])
+>>> analyze_batch("cardverse", encoded).deadwood_points
+array([9, 0], dtype=int32)
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .cards import KIROLO_BITS, card_bit, format_card, hand_mask, is_joker, parse_cards
+from .errors import CardError, MeldmindError
+from .kernels import handalg
+from .variants import Variant, resolve_options, variant_named
+
+KINDS = ("group", "run")
+_COUNT_SHIFT_52 = handalg.COUNT_SHIFT["52"]
+_COUNT_SHIFT_KIROLO = handalg.COUNT_SHIFT["kirolo"]
+
+
+@dataclass(frozen=True)
+class Meld:
+    """One meld: its cards in run order (jokers where they stand) or suit order (jokers last)."""
+
+    cards: tuple[str, ...]
+    kind: str
+    # One entry per joker: the card it stands for in a run, or "7C/7D"-style alternatives
+    # (any missing suit or element) in a group.
+    joker_stands_for: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class HandAnalysis:
+    melds: tuple[Meld, ...]
+    deadwood: tuple[str, ...]
+    deadwood_points: int
+    deadwood_count: int
+    opening_points: int | None = None   # Rami FR only: the largest opening (§2.1 values)
+    can_open: bool | None = None        # Rami FR only: opening_points >= the threshold
+
+
+class BatchAnalysis(NamedTuple):
+    deadwood_points: np.ndarray
+    deadwood_count: np.ndarray
+    opening_points: np.ndarray | None = None
+
+
+def _rank_text(variant: Variant, bit: int) -> str:
+    """A card without its copy letter (KIROLO) — what a joker can stand for."""
+    text = format_card(variant, bit)
+    return text[:-1] if variant.deck == "kirolo" else text
+
+
+def _run_position(variant: Variant, bit: int, ace_high: bool) -> int:
+    if variant.deck == "kirolo":
+        return bit % 12
+    rank = bit % 13
+    if rank == 0 and (variant.name == "cardverse" or ace_high):
+        return 13
+    return rank
+
+
+def _meld_from_row(variant: Variant, row: np.void, free: dict[int, list[int]],
+                   jokers: list[int]) -> Meld:
+    """Turn a kernel meld row into a Meld, taking the hand's actual card ids from ``free``."""
+    mask, joker_for, n_jokers, kind = int(row["mask"]), int(row["joker_for"]), int(row["jokers"]), int(row["kind"])
+    bits = [b for b in range(64) if mask >> b & 1]
+    placed: list[tuple[int, str]] = []
+    for b in bits:
+        placed.append((b, format_card(variant, free[b].pop(0))))
+    used_jokers = [format_card(variant, jokers.pop(0)) for _ in range(n_jokers)]
+    if KINDS[kind] == "run":
+        stands = [b for b in range(64) if joker_for >> b & 1]
+        ranks = {b % 13 for b in bits + stands}
+        ace_high = variant.name == "rami" and 12 in ranks and 1 not in ranks
+        order = sorted(
+            [(_run_position(variant, b, ace_high), text) for b, text in placed]
+            + [(_run_position(variant, b, ace_high), j) for b, j in zip(stands, used_jokers)]
+        )
+        return Meld(tuple(t for _, t in order), "run", tuple(_rank_text(variant, b) for b in stands))
+    alternatives = "/".join(_rank_text(variant, b) for b in range(64) if joker_for >> b & 1)
+    return Meld(tuple(t for _, t in placed) + tuple(used_jokers), "group",
+                tuple(alternatives for _ in used_jokers))
+
+
+def _naturals(variant: Variant, a1: int) -> int:
+    """A hand mask without the Rami FR joker bits, which the kernels count separately."""
+    return a1 if variant.deck == "kirolo" else a1 & ((1 << 52) - 1)
+
+
+def _kernel_args(variant: Variant, opts: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "max_jokers_per_series": opts.get("max_jokers_per_series", 1),
+        "ace_high": opts.get("ace_high", False),
+    }
+
+
+def _partition(variant: Variant, ids: list[int], opts: Mapping[str, Any], *, opening: bool
+               ) -> tuple[int, list[Meld], list[int]]:
+    """(objective, melds, leftover card ids) of the best partition."""
+    a1, a2, jokers = hand_mask(variant, ids)
+    naturals = _naturals(variant, a1)
+    score, rows = handalg.best_partition_of(
+        variant.kernel_id, naturals, a2, jokers, opening=opening, **_kernel_args(variant, opts)
+    )
+    free: dict[int, list[int]] = {}
+    joker_ids: list[int] = []
+    for card in sorted(ids):
+        if is_joker(variant, card):
+            joker_ids.append(card)
+        elif card_bit(variant, card) >= 0:
+            free.setdefault(card_bit(variant, card), []).append(card)
+    melds = [_meld_from_row(variant, row, free, joker_ids) for row in rows]
+    leftover = sorted([c for cards in free.values() for c in cards] + joker_ids)
+    return score, melds, leftover
+
+
+def _leftover_order(variant: Variant, card: int) -> tuple[int, int]:
+    """Deadwood is shown by rank, then suit (RULES.md E6)."""
+    if is_joker(variant, card):
+        return (99, card)
+    bit = card_bit(variant, card)
+    width = 12 if variant.deck == "kirolo" else 13
+    return (bit % width, card)
+
+
+def analyze_hand(variant: str, cards: str | Iterable[str], *,
+                 options: Mapping[str, Any] | None = None) -> HandAnalysis:
+    """The exact best partition of a hand under the variant's objective (RULES.md §7).
+
+    ``cards`` is a list of card strings or one space-separated string. For ``rami`` the result
+    also carries the best opening and whether it reaches the threshold (``opening_threshold``,
+    by default 50 with two players and 30 otherwise). KIROLO action cards other than jokers
+    are not meldable and are left out.
+    """
+    v = variant_named(variant)
+    opts = resolve_options(v, options)
+    ids = parse_cards(v, cards)
+    if v.deck == "kirolo":
+        ids = [c for c in ids if card_bit(v, c) >= 0 or is_joker(v, c)]
+    _, melds, leftover = _partition(v, ids, opts, opening=False)
+    leftover.sort(key=lambda c: _leftover_order(v, c))
+    a1, a2, jokers = hand_mask(v, leftover)
+    total = handalg.objective_key(v.kernel_id, _naturals(v, a1), a2, jokers, opts.get("ace_high", False))
+    if v.deck == "kirolo":
+        points = total & ((1 << _COUNT_SHIFT_KIROLO) - 1)
+    else:
+        points = total >> _COUNT_SHIFT_52
+    result = dict(melds=tuple(melds), deadwood=tuple(format_card(v, c) for c in leftover),
+                  deadwood_points=int(points), deadwood_count=len(leftover))
+    if v.name == "rami":
+        opening, _, _ = _partition(v, ids, opts, opening=True)
+        result.update(opening_points=int(opening), can_open=opening >= opts["opening_threshold"])
+    return HandAnalysis(**result)
+
+
+def encode_hands(variant: str, hands: Sequence[str | Iterable[str]]) -> np.ndarray:
+    """Encode hands for ``analyze_batch``: a ``uint64`` array of hand masks for 52-card
+    variants (Rami FR jokers at bits 52-53), an ``(n, 3)`` array of ``(a1, a2, jokers)`` for
+    KIROLO."""
+    v = variant_named(variant)
+    rows = []
+    for i, hand in enumerate(hands):
+        try:
+            rows.append(hand_mask(v, parse_cards(v, hand)))
+        except CardError as error:
+            raise CardError(f"hand {i}: {error}") from None
+    if v.deck == "kirolo":
+        return np.array(rows, dtype=np.uint64).reshape(len(rows), 3)
+    return np.array([a1 for a1, _, _ in rows], dtype=np.uint64)
+
+
+def analyze_batch(variant: str, encoded: np.ndarray, *,
+                  options: Mapping[str, Any] | None = None) -> BatchAnalysis:
+    """Deadwood points and counts (KIROLO: unmelded value and count) of every encoded hand,
+    and for ``rami`` the opening points, as int32 arrays. The loop runs without the GIL."""
+    v = variant_named(variant)
+    opts = resolve_options(v, options)
+    encoded = np.ascontiguousarray(encoded, dtype=np.uint64)
+    if v.deck == "kirolo":
+        if encoded.ndim != 2 or encoded.shape[1] != 3:
+            raise MeldmindError("KIROLO hands are encoded as an (n, 3) array; use encode_hands")
+        counts, values = handalg.kirolo_batch(encoded, opts["max_jokers_per_series"])
+        return BatchAnalysis(values, counts)
+    if encoded.ndim != 1:
+        raise MeldmindError(f"{v.name} hands are encoded as a 1-d uint64 array; use encode_hands")
+    if v.deck == "52" and np.any(encoded >> np.uint64(52)):
+        raise CardError(f"{v.name} hands have no joker bits (52 and above)")
+    points, counts = handalg.deadwood_batch(v.kernel_id, encoded, opts.get("ace_high", False))
+    if v.name == "rami":
+        return BatchAnalysis(points, counts, handalg.rami_opening_batch(encoded))
+    return BatchAnalysis(points, counts)
+
+
+@dataclass(frozen=True)
+class LayOff:
+    card: str        # the hand card (a joker included)
+    meld: int        # index of the table meld
+    end: str         # "low" or "high" end of a run, or "group"
+
+
+def _table_meld(variant: Variant, meld: Meld | Sequence[str] | str, max_jokers_per_series: int
+                ) -> tuple[int, int, int, int]:
+    """(kind, natural mask, joker_for mask, jokers) of a table meld."""
+    if isinstance(meld, Meld):
+        cards, stands = meld.cards, meld.joker_stands_for
+    else:
+        cards, stands = tuple(meld.split() if isinstance(meld, str) else meld), None
+    ids = parse_cards(variant, cards)
+    a1, _, jokers = hand_mask(variant, ids)
+    naturals = _naturals(variant, a1)
+    rows = handalg.melds_in_hand(variant.kernel_id, naturals, 0, jokers, max_jokers_per_series)
+    fits = [r for r in rows if int(r["mask"]) == naturals and int(r["jokers"]) == jokers]
+    if stands is not None and fits and KINDS[int(fits[0]["kind"])] == "run" and jokers:
+        wanted = hand_mask(variant, parse_cards(variant, stands))[0]
+        fits = [r for r in fits if int(r["joker_for"]) == wanted] or fits
+    if not fits:
+        raise MeldmindError(f"{' '.join(cards)} is not a valid {variant.name} meld")
+    row = fits[0]
+    return int(row["kind"]), naturals, int(row["joker_for"]), jokers
+
+
+def layoff_targets(variant: str, hand: str | Iterable[str],
+                   table_melds: Sequence[Meld | Sequence[str] | str], *,
+                   options: Mapping[str, Any] | None = None) -> list[LayOff]:
+    """Which hand cards can extend which table meld, and at which end.
+
+    >>> layoff_targets("rami", "4H 8H 7C JK2", [["5H", "6H", "7H"], "7S 7D 7H"])
+    [LayOff(card='4H', meld=0, end='low'), LayOff(card='JK2', meld=0, end='low'), LayOff(card='8H', meld=0, end='high'), LayOff(card='JK2', meld=0, end='high'), LayOff(card='7C', meld=1, end='group'), LayOff(card='JK2', meld=1, end='group')]
+    """
+    v = variant_named(variant)
+    opts = resolve_options(v, options)
+    ids = parse_cards(v, hand)
+    a1, _, jokers = hand_mask(v, ids)
+    # one joker bit stands for "the hand holds a joker": 52 for Rami FR, 63 for KIROLO
+    joker_flag = 63 if v.deck == "kirolo" else 52
+    query = _naturals(v, a1) | ((1 << joker_flag) if jokers else 0)
+    by_bit: dict[int, int] = {}
+    joker_id = next((c for c in ids if is_joker(v, c)), None)
+    for card in sorted(ids):
+        if not is_joker(v, card) and card_bit(v, card) >= 0:
+            by_bit.setdefault(card_bit(v, card), card)
+    targets = []
+    for index, meld in enumerate(table_melds):
+        kind, natural, joker_for, meld_jokers = _table_meld(v, meld, opts.get("max_jokers_per_series", 1))
+        ends = ("group",) if KINDS[kind] == "group" else ("low", "high")
+        for end_index, end in enumerate(ends):
+            found = handalg.layoff_cards(v.kernel_id, kind, natural, joker_for, meld_jokers, query,
+                                         opts.get("max_jokers_per_series", 1), end_index)
+            for b in range(64):
+                if not found >> b & 1:
+                    continue
+                card = joker_id if b == joker_flag else by_bit[b]
+                targets.append(LayOff(format_card(v, card), index, end))
+    return targets
+
+
+__all__ = ["Meld", "HandAnalysis", "BatchAnalysis", "LayOff", "analyze_hand", "encode_hands",
+           "analyze_batch", "layoff_targets", "KIROLO_BITS"]

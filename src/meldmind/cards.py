@@ -1,0 +1,186 @@
+"""Cards and notation for every deck of RULES.md §7, and their bit encodings.
+
+Card ids:
+
+* 52-card decks (gin, cardverse, rami): id = bit = ``suit * 13 + rank - 1`` with suits
+  C D H S (RULES.md E6) and ranks A=1 .. K=13; the Rami FR jokers ``JK1``/``JK2`` are 52 and 53.
+* KIROLO: element cards are ``copy * 60 + element * 12 + value - 1`` (copy a = 0, b = 1) with
+  elements FI WA EA WO ME; action cards follow: jokers from 120, then Exchange, then Search.
+
+>>> parse_cards("gin", "As 10h th")
+Traceback (most recent call last):
+...
+meldmind.errors.CardError: duplicate card 'th' (10H)
+>>> [format_card("gin", c) for c in parse_cards("gin", ["as", "♥q", "10D"])]
+['AS', 'QH', '10D']
+>>> [format_card("kirolo", c) for c in parse_cards("kirolo", "FI7 fi07 JOKER echange")]
+['FI07a', 'FI07b', 'JOKER', 'EXCHANGE']
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .errors import CardError
+from .variants import Variant, variant_named
+
+SUITS = "CDHS"
+SUIT_SYMBOLS = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+RANK_ALIASES = {"T": "10"}
+JOKER_52 = (52, 53)
+
+ELEMENTS = ("FI", "WA", "EA", "WO", "ME")
+KIROLO_VALUES = 12
+KIROLO_ELEMENT_CARDS = 120
+KIROLO_BITS = 60
+# KIROLO action cards: name -> (first id, copies in the deck, accepted spellings)
+KIROLO_ACTIONS = {
+    "JOKER": (120, 16, ("JOKER", "JK")),
+    "EXCHANGE": (136, 10, ("EXCHANGE", "ECHANGE", "ÉCHANGE")),
+    "SEARCH": (146, 6, ("SEARCH", "FOUILLE")),
+}
+KIROLO_DECK_SIZE = 152
+_ACTION_SPELLINGS = {s: name for name, (_, _, names) in KIROLO_ACTIONS.items() for s in names}
+
+
+def card_bit(variant: Variant | str, card: int) -> int:
+    """The bit of a card in a hand mask (KIROLO: both copies share one bit)."""
+    if variant_named(variant).deck == "kirolo":
+        return card % KIROLO_BITS if card < KIROLO_ELEMENT_CARDS else -1
+    return card
+
+
+def format_card(variant: Variant | str, card: int) -> str:
+    """Canonical text of a card id."""
+    deck = variant_named(variant).deck
+    if deck == "kirolo":
+        if 0 <= card < KIROLO_ELEMENT_CARDS:
+            copy, bit = divmod(card, KIROLO_BITS)
+            element, value = divmod(bit, KIROLO_VALUES)
+            return f"{ELEMENTS[element]}{value + 1:02d}{'ab'[copy]}"
+        for name, (first, copies, _) in KIROLO_ACTIONS.items():
+            if first <= card < first + copies:
+                return name
+    elif 0 <= card < 52:
+        suit, rank = divmod(card, 13)
+        return RANKS[rank] + SUITS[suit]
+    elif deck == "52+jokers" and card in JOKER_52:
+        return f"JK{card - 51}"
+    raise CardError(f"card id {card} does not exist in {variant_named(variant).name}")
+
+
+def _split(cards: str | Iterable[str]) -> list[str]:
+    if isinstance(cards, str):
+        return cards.split()
+    tokens = list(cards)
+    for token in tokens:
+        if not isinstance(token, str):
+            raise CardError(f"a card must be a string, not {token!r}")
+    return tokens
+
+
+def _parse_52(token: str, jokers: bool) -> int | str:
+    text = token.strip().upper()
+    if text in ("JK1", "JK2", "JK"):
+        if not jokers:
+            raise CardError(f"jokers do not belong to this deck: {token!r}")
+        return text
+    if not text:
+        raise CardError(f"empty card token {token!r}")
+    suit = SUIT_SYMBOLS.get(text[0]) or SUIT_SYMBOLS.get(text[-1])
+    if suit is not None:
+        rank = text[1:] if text[0] in SUIT_SYMBOLS else text[:-1]
+    else:
+        rank, suit = text[:-1], text[-1:]
+    rank = RANK_ALIASES.get(rank, rank)
+    if suit not in SUITS or rank not in RANKS:
+        raise CardError(f"malformed card {token!r}: expected a rank A 2..10 J Q K and a suit C D H S")
+    return SUITS.index(suit) * 13 + RANKS.index(rank)
+
+
+def _parse_kirolo(token: str) -> tuple[str, int] | int:
+    """('ELEMENT', bit) for an element card without copy, an id for one with a copy, or
+    ('ACTION', name)."""
+    text = token.strip().upper()
+    if text in _ACTION_SPELLINGS:
+        return ("ACTION", _ACTION_SPELLINGS[text])
+    if text == "BONUS":
+        raise CardError("BONUS does not exist in Mode Rami (RULES.md §1.1)")
+    element, rest = text[:2], text[2:]
+    copy = None
+    if rest[-1:] in ("A", "B"):
+        copy, rest = "AB".index(rest[-1]), rest[:-1]
+    if element not in ELEMENTS or not rest.isdigit() or not 1 <= int(rest) <= KIROLO_VALUES or len(rest) > 2:
+        raise CardError(
+            f"malformed KIROLO card {token!r}: expected FI/WA/EA/WO/ME, a value 1..12 and an optional copy a/b"
+        )
+    bit = ELEMENTS.index(element) * KIROLO_VALUES + int(rest) - 1
+    return bit + KIROLO_BITS * copy if copy is not None else ("ELEMENT", bit)
+
+
+def parse_cards(variant: Variant | str, cards: str | Iterable[str]) -> list[int]:
+    """Card ids of a hand given as strings (or one space-separated string).
+
+    Duplicates beyond the deck's copies and cards foreign to the variant raise ``CardError``
+    naming the token. Tokens without a copy (``FI7``, ``JK``) take the first free id.
+    """
+    v = variant_named(variant)
+    tokens = _split(cards)
+    taken: set[int] = set()
+    ids: list[int] = []
+    deferred: list[tuple[int, str, object]] = []
+    for i, token in enumerate(tokens):
+        parsed = _parse_kirolo(token) if v.deck == "kirolo" else _parse_52(token, v.deck == "52+jokers")
+        if isinstance(parsed, int):
+            if parsed in taken:
+                raise CardError(f"duplicate card {token!r} ({format_card(v, parsed)})")
+            taken.add(parsed)
+            ids.append(parsed)
+        else:
+            ids.append(-1)
+            deferred.append((i, token, parsed))
+    # Tokens that name no copy take the first free copy once every explicit copy is known.
+    for i, token, parsed in deferred:
+        if parsed in ("JK", "JK1", "JK2"):
+            choices: Sequence[int] = JOKER_52 if parsed == "JK" else (JOKER_52[int(parsed[2]) - 1],)
+        elif parsed[0] == "ELEMENT":
+            choices = (parsed[1], parsed[1] + KIROLO_BITS)
+        else:
+            first, copies, _ = KIROLO_ACTIONS[parsed[1]]
+            choices = range(first, first + copies)
+        free = next((c for c in choices if c not in taken), None)
+        if free is None:
+            raise CardError(f"duplicate card {token!r}: every copy is already in the hand")
+        taken.add(free)
+        ids[i] = free
+    return ids
+
+
+def hand_mask(variant: Variant | str, cards: Iterable[int]) -> tuple[int, int, int]:
+    """(a1, a2, jokers) of card ids: cards held at least once, held twice, and jokers.
+
+    Rami FR jokers stay in ``a1`` at bits 52-53 *and* are counted; KIROLO action cards other
+    than jokers are left out, as the hand analysis ignores them (RULES.md §7).
+    """
+    v = variant_named(variant)
+    a1 = a2 = jokers = 0
+    for card in cards:
+        if v.deck == "kirolo":
+            if card >= KIROLO_ELEMENT_CARDS:
+                first, copies, _ = KIROLO_ACTIONS["JOKER"]
+                jokers += first <= card < first + copies
+                continue
+            bit = 1 << (card % KIROLO_BITS)
+            a2 |= a1 & bit
+            a1 |= bit
+        else:
+            a1 |= 1 << card
+            jokers += card in JOKER_52
+    return a1, a2, jokers
+
+
+def is_joker(variant: Variant | str, card: int) -> bool:
+    if variant_named(variant).deck == "kirolo":
+        first, copies, _ = KIROLO_ACTIONS["JOKER"]
+        return first <= card < first + copies
+    return card in JOKER_52

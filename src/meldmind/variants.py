@@ -1,0 +1,74 @@
+"""The variants meldmind knows and the options the hand analysis accepts for each."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .errors import OptionError
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    kernel_id: int      # the variant number the Cython kernels use
+    deck: str           # "52", "52+jokers" or "kirolo"
+    options: Mapping[str, tuple[type, Any, Any]]  # name -> (type, default, allowed check)
+
+
+def _bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _int_range(lo: int, hi: int):
+    def check(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
+    check.__doc__ = f"an integer from {lo} to {hi}"
+    return check
+
+
+_bool.__doc__ = "true or false"
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        Variant("gin", 0, "52", {}),
+        Variant("cardverse", 1, "52", {"ace_high": (bool, False, _bool)}),
+        Variant("rami", 2, "52+jokers", {
+            "num_players": (int, 2, _int_range(2, 4)),
+            "opening_threshold": (int, None, _int_range(1, 500)),
+        }),
+        Variant("kirolo", 3, "kirolo", {"max_jokers_per_series": (int, 1, _int_range(1, 2))}),
+    )
+}
+
+
+def variant_named(variant: Variant | str) -> Variant:
+    if isinstance(variant, Variant):
+        return variant
+    try:
+        return VARIANTS[variant]
+    except (KeyError, TypeError):
+        raise OptionError(
+            f"unknown variant {variant!r}; expected one of {', '.join(VARIANTS)}"
+        ) from None
+
+
+def resolve_options(variant: Variant | str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The variant's analysis options with defaults filled in; unknown or bad values raise."""
+    v = variant_named(variant)
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(v.options))
+    if unknown:
+        raise OptionError(
+            f"unknown option {unknown[0]!r} for {v.name}; known: {', '.join(v.options) or 'none'}"
+        )
+    resolved = {}
+    for name, (_, default, check) in v.options.items():
+        value = options.get(name, default)
+        if name in options and not check(value):
+            raise OptionError(f"option {name!r} of {v.name} must be {check.__doc__}, not {value!r}")
+        resolved[name] = value
+    if v.name == "rami" and resolved["opening_threshold"] is None:
+        # RULES.md §2.2: 30 points, 50 with two players
+        resolved["opening_threshold"] = 50 if resolved["num_players"] == 2 else 30
+    return resolved
