@@ -679,3 +679,18 @@ def kirolo_batch(const uint64_t[:, ::1] hands, int max_jokers_per_series=1):
 
 
 COUNT_SHIFT = {"52": COUNT_SHIFT_52, "kirolo": COUNT_SHIFT_KIROLO}
+
+
+def deadwood(int variant, uint64_t hand, bint ace_high=False):
+    """``mm_deadwood`` for Python callers (and numba with NUMBA_DISABLE_JIT=1)."""
+    return mm_deadwood(variant, hand, ace_high)
+
+
+def rami_opening(uint64_t hand):
+    """``mm_rami_opening`` for Python callers."""
+    return mm_rami_opening(hand)
+
+
+def kirolo_unmelded(uint64_t a1, uint64_t a2, int jokers, int max_jokers_per_series=1):
+    """``mm_kirolo_unmelded`` for Python callers."""
+    return mm_kirolo_unmelded(a1, a2 & a1, jokers, max_jokers_per_series)

@@ -411,3 +411,13 @@ def random_dense_kirolo_hand(size: int, rng: random.Random,
     hand = rng.sample(window, size) + [KIROLO_JOKER] * jokers
     rng.shuffle(hand)
     return hand
+
+
+def oracle_meld_ok(variant: str, cards: list[str], *, max_jokers_per_series: int = 1) -> bool:
+    """Is this set of cards (jokers included) one valid meld of the variant?"""
+    _, parsed, jokers = _split_hand(variant, cards)
+    if variant == "kirolo":
+        return _kirolo_series_ok(parsed, jokers, max_jokers_per_series)
+    if jokers == 0:
+        return _std_meld_ok(variant, parsed)
+    return variant == "rami" and jokers == 1 and bool(_rami_joker_completions(parsed))
