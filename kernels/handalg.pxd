@@ -24,6 +24,8 @@ ctypedef struct MeldList:
     uint8_t kind[MAX_MELDS]
     uint8_t low[MAX_MELDS]         # lowest card bit, the search's branching key
     uint16_t order[MAX_MELDS]      # meld indices sorted by low
+    uint64_t leads_any            # cards that are the lowest card of some meld
+    uint64_t leads_natural        # ... of some meld without jokers
     uint16_t first[65]             # order[first[b]:first[b+1]] are the melds whose lowest card is b
 
 # A hand: a1 = cards held at least once, a2 = cards held twice (KIROLO only), plus jokers.

@@ -260,12 +260,21 @@ cdef int _enumerate_groups(MeldList* ml, int variant, int table, uint64_t a1,
     cdef unsigned suits, sub
     cdef uint64_t mask, lane_mask = ((<uint64_t>1) << width) - 1, missing
     cdef int32_t rank_value
-    for r in range(width):
+    cdef uint64_t lane_bits, ones = 0, twos = 0, fours = 0, carry, candidates
+    # bit-sliced count of the suits (elements) holding each rank: ones/twos/fours are its bits
+    for e in range(lanes):
+        lane_bits = (a1 >> (e * width)) & lane_mask
+        carry = ones & lane_bits
+        ones ^= lane_bits
+        fours |= twos & carry
+        twos ^= carry
+    candidates = (twos | fours) if need == 2 else ((ones & twos) | fours)
+    while candidates:
+        r = __builtin_ctzll(candidates)
+        candidates &= candidates - 1
         suits = 0
         for e in range(lanes):
             suits |= ((a1 >> (e * width + r)) & 1) << e
-        if __builtin_popcountll(suits) < need:
-            continue
         rank_value = 11 if r == 0 else (r + 1 if r < 10 else 10)
         sub = suits
         while sub:
@@ -313,9 +322,18 @@ cdef int enumerate_melds(MeldList* ml, int variant, Hand hand, int max_jokers_pe
             return -1
     if _enumerate_groups(ml, variant, table, hand.a1, max_jk) < 0:
         return -1
+    if ml.n == 0:
+        ml.leads_any = 0
+        ml.leads_natural = 0
+        return 0
     memset(count, 0, sizeof(count))
+    ml.leads_any = 0
+    ml.leads_natural = 0
     for k in range(ml.n):
         count[ml.low[k] + 1] += 1
+        ml.leads_any |= (<uint64_t>1) << ml.low[k]
+        if ml.jokers[k] == 0:
+            ml.leads_natural |= (<uint64_t>1) << ml.low[k]
     for b in range(64):
         count[b + 1] += count[b]
     for b in range(65):
@@ -342,6 +360,14 @@ ctypedef struct Search:
     Partition* out
 
 
+cdef inline int32_t _weight(const int32_t* key, uint64_t bits) noexcept nogil:
+    cdef int32_t total = 0
+    while bits:
+        total += key[__builtin_ctzll(bits)]
+        bits &= bits - 1
+    return total
+
+
 cdef inline int32_t _meld_bound(Search* s, int k) noexcept nogil:
     """What meld k takes from the optimistic bound: its cards' (and jokers') keys."""
     cdef uint64_t rest = s.ml.mask[k]
@@ -358,9 +384,20 @@ cdef inline int32_t _meld_bound(Search* s, int k) noexcept nogil:
 cdef void _dfs(Search* s, uint64_t a1, uint64_t a2, int jokers, int32_t score,
                int32_t potential, int start) noexcept nogil:
     cdef int b, i, k, lo
-    cdef uint64_t bit, m, na1
+    cdef uint64_t bit, m, na1, below
     cdef Partition* out = s.out
-    if a1 == 0:
+    cdef const MeldList* ml = s.ml
+    # Cards that lead no usable meld are left over: every meld through them starts lower,
+    # at a card already decided.
+    cdef uint64_t leading = a1 & (ml.leads_any if jokers else ml.leads_natural)
+    below = a1 & ~leading
+    if leading:
+        below &= ((<uint64_t>1) << __builtin_ctzll(leading)) - 1
+    if below:
+        potential -= _weight(s.card_key, below) + _weight(s.card_key, a2 & below)
+        a1 &= ~below
+        a2 &= ~below
+    if leading == 0:
         if score > out.score:
             out.score = score
             out.n = s.depth
@@ -371,18 +408,18 @@ cdef void _dfs(Search* s, uint64_t a1, uint64_t a2, int jokers, int32_t score,
         return
     b = __builtin_ctzll(a1)
     bit = (<uint64_t>1) << b
-    lo = s.ml.first[b]
+    lo = ml.first[b]
     if start > lo:
         lo = start
-    for i in range(lo, s.ml.first[b + 1]):
-        k = s.ml.order[i]
-        m = s.ml.mask[k]
-        if (m & ~a1) == 0 and s.ml.jokers[k] <= jokers:
+    for i in range(lo, ml.first[b + 1]):
+        k = ml.order[i]
+        m = ml.mask[k]
+        if (m & ~a1) == 0 and ml.jokers[k] <= jokers:
             na1 = (a1 & ~m) | (a2 & m)
             s.path[s.depth] = k
             s.depth += 1
-            # a second copy of card b can only join a meld at index >= i (no mirrored pairs)
-            _dfs(s, na1, a2 & ~m, jokers - s.ml.jokers[k], score + s.meld_gain[k],
+            # a second copy of card b only joins a meld at index >= i (no mirrored pairs)
+            _dfs(s, na1, a2 & ~m, jokers - ml.jokers[k], score + s.meld_gain[k],
                  potential - _meld_bound(s, k), i if (na1 & bit) else 0)
             s.depth -= 1
     # card b is left over; so is its second copy (the mirrored case is covered above)
@@ -390,14 +427,6 @@ cdef void _dfs(Search* s, uint64_t a1, uint64_t a2, int jokers, int32_t score,
         _dfs(s, a1 & ~bit, a2 & ~bit, jokers, score, potential - 2 * s.card_key[b], 0)
     else:
         _dfs(s, a1 & ~bit, a2, jokers, score, potential - s.card_key[b], 0)
-
-
-cdef inline int32_t _weight(const int32_t* key, uint64_t bits) noexcept nogil:
-    cdef int32_t total = 0
-    while bits:
-        total += key[__builtin_ctzll(bits)]
-        bits &= bits - 1
-    return total
 
 
 cdef void best_partition(MeldList* ml, Hand hand, bint opening, Partition* out) noexcept nogil:

@@ -1,0 +1,81 @@
+"""The ``meldmind`` command line.
+
+    meldmind analyze gin "AS 2S 3S 7C 7D 7H KD 9C 4H 5H"
+    meldmind analyze rami 5H 6H JK1 QS KS AS 2C --json
+    meldmind analyze --samples          # a few sample hands of every variant
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+
+from .analysis import HandAnalysis, analyze_hand
+from .errors import MeldmindError
+from .variants import VARIANTS
+
+SAMPLE_HANDS = {
+    "gin": ["AS 2S 3S 7C 7D 7H KD 9C 4H 5H", "AS 4S 5S 6S 3C 5D 6D 3H 4H 5H 6H"],
+    "cardverse": ["QS KS AS 2C 3C 4C 9D", "AS 2S 3S 4H 4D 4C 9D"],
+    "rami": ["5H 6H JK1 QS KS AS 2C 2D 2S 9C 9D 10H 4C", "AH 2H 3H 7S 8S 9S 10S KC KD KH JK2 4D 6C"],
+    "kirolo": ["FI05a WA05a EA05a FI06 FI07 FI08 WA04 JOKER WA06 ME12 EXCHANGE", "FI07a FI07b FI08a FI09 WA07 EA07 ME01 ME02"],
+}
+
+
+def _describe(variant: str, hand: str, analysis: HandAnalysis) -> str:
+    lines = [f"{variant:<10} {hand}"]
+    for meld in analysis.melds:
+        jokers = f"  (joker = {', '.join(meld.joker_stands_for)})" if meld.joker_stands_for else ""
+        lines.append(f"{'':<10}   {meld.kind:<5} {' '.join(meld.cards)}{jokers}")
+    unit = "value" if variant == "kirolo" else "points"
+    count = analysis.deadwood_count
+    lines.append(f"{'':<10}   deadwood {' '.join(analysis.deadwood) or '-'}: "
+                 f"{count} card{'s' * (count != 1)}, {analysis.deadwood_points} {unit}")
+    if analysis.opening_points is not None:
+        lines.append(f"{'':<10}   opening {analysis.opening_points} points"
+                     f" ({'can' if analysis.can_open else 'cannot'} open)")
+    return "\n".join(lines)
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    options = json.loads(args.options) if args.options else None
+    if args.samples:
+        jobs = [(v, h) for v, hands in SAMPLE_HANDS.items() for h in hands]
+    elif args.variant and args.cards:
+        jobs = [(args.variant, " ".join(args.cards))]
+    else:
+        raise MeldmindError("give a variant and cards, or --samples")
+    results = [(v, h, analyze_hand(v, h, options=options if not args.samples else None))
+               for v, h in jobs]
+    if args.json:
+        print(json.dumps([{"variant": v, "hand": h, **asdict(a)} for v, h, a in results], indent=2))
+    else:
+        print("\n\n".join(_describe(v, h, a) for v, h, a in results))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="meldmind", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    analyze = commands.add_parser("analyze", help="best partition of a hand into melds")
+    analyze.add_argument("variant", nargs="?", choices=list(VARIANTS))
+    analyze.add_argument("cards", nargs="*", help="cards, e.g. AS 10H QD (or one quoted string)")
+    analyze.add_argument("--options", help='variant options as JSON, e.g. \'{"ace_high": true}\'')
+    analyze.add_argument("--samples", action="store_true", help="analyze sample hands of every variant")
+    analyze.add_argument("--json", action="store_true", help="print JSON")
+    analyze.set_defaults(run=_analyze)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (MeldmindError, json.JSONDecodeError) as error:
+        print(f"meldmind: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,49 @@
+"""Packaging: doctests of the public modules, and the message of an unbuilt tree."""
+import doctest
+import importlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import meldmind
+
+DOCUMENTED = ["meldmind.analysis", "meldmind.cards", "meldmind.kernels.bridge"]
+
+
+@pytest.mark.parametrize("name", DOCUMENTED)
+def test_doctests(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_import_of_an_unbuilt_tree_says_how_to_build(tmp_path):
+    root = Path(meldmind.__file__).resolve().parents[2]
+    tree = tmp_path / "meldmind"
+    shutil.copytree(root / "src" / "meldmind", tree, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(root / "kernels", tree / "kernels",
+                    ignore=shutil.ignore_patterns("*.so", "*.c", "__pycache__"))
+    # -S: no site-packages, so neither an installed nor an editable meldmind is found
+    result = subprocess.run([sys.executable, "-S", "-c", "import meldmind"], cwd=tmp_path,
+                            capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "native kernels are not built" in result.stderr and "pip install ." in result.stderr
+
+
+def test_readme_examples_run():
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    result = doctest.testfile(str(readme), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_cli_analyze(capsys):
+    from meldmind.cli import main
+    assert main(["analyze", "gin", "AS", "2S", "3S", "7C", "7D", "7H", "KD", "9C", "4H", "5H"]) == 0
+    out = capsys.readouterr().out
+    assert "run   AS 2S 3S" in out and "4 cards, 28 points" in out
+    assert main(["analyze", "gin", "AS", "2S", "XX"]) == 2
+    assert "'XX'" in capsys.readouterr().err
+    assert main(["analyze", "--samples", "--json"]) == 0
+    assert '"variant": "kirolo"' in capsys.readouterr().out
