@@ -1,0 +1,47 @@
+"""Explicit-state random numbers for the numba kernels (RULES.md E1).
+
+The generator is splitmix64; its 64-bit state lives in a slot of the caller's int64 state
+array, so a state copy carries its own stream and a seed reproduces a game exactly.
+"""
+import numpy as np
+from numba import njit
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True, inline="always")
+def mix64(z):
+    """splitmix64's output function: a bijective scramble of one uint64."""
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def next_u64(state, slot):
+    """Advance the generator stored at ``state[slot]`` and return 64 random bits."""
+    s = np.uint64(state[slot]) + _GOLDEN
+    state[slot] = np.int64(s)
+    return mix64(s)
+
+
+@njit(cache=True, inline="always")
+def below(state, slot, n):
+    """A uniform integer in [0, n) (Lemire's multiply-shift; n < 2**32)."""
+    return np.int64((next_u64(state, slot) >> np.uint64(32)) * np.uint64(n) >> np.uint64(32))
+
+
+@njit(cache=True)
+def shuffle(state, slot, items, count):
+    """Fisher-Yates shuffle of ``items[:count]`` in place."""
+    for i in range(count - 1, 0, -1):
+        j = below(state, slot, i + 1)
+        items[i], items[j] = items[j], items[i]
+
+
+@njit(cache=True)
+def seed_slot(state, slot, seed):
+    """Start the stream at ``state[slot]`` from a user seed (any int64)."""
+    state[slot] = np.int64(mix64(np.uint64(seed) ^ _GOLDEN))

@@ -1,0 +1,255 @@
+"""The ``Game`` facade: a thin, typed view over a game's numba kernels.
+
+The rules live only in ``kernels/<game>.py``; this module names moves, keeps the event log and
+speaks JSON (docs/engine-contract.md lists what each game provides).
+
+>>> game = new_game("gin", seed=7)
+>>> game.to_move, game.is_over
+(0, False)
+>>> sorted(m.text for m in game.legal_moves())
+['draw upcard', 'pass']
+>>> game.play("pass")
+Move(id=54, text='pass')
+>>> Game.from_json(game.to_json()).observation(1) == game.observation(1)
+True
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+import secrets
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Literal, Mapping
+
+import numpy as np
+
+from .cards import format_card
+from .errors import IllegalMove, MeldmindError, OptionError
+
+GAME_MODULES = {"gin": "meldmind.games.gin", "cardverse": "meldmind.games.cardverse"}
+GAME_FORMAT = "meldmind.game"
+GAME_VERSION = 1
+MoveLike = "Move | int | str | Mapping[str, Any]"
+
+
+@dataclass(frozen=True)
+class Move:
+    """One atomic action: its id in the game's action layout and its short text."""
+
+    id: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Event:
+    """One entry of the event log (RULES.md E4)."""
+
+    visibility: Literal["PUBLIC", "PRIVATE", "HIDDEN"]
+    seat: int | None      # the seat that may see a PRIVATE event
+    text: str
+    move: int | None = None
+
+
+def game_module(variant: str) -> ModuleType:
+    try:
+        return importlib.import_module(GAME_MODULES[variant])
+    except KeyError:
+        raise OptionError(
+            f"no game engine for {variant!r}; playable: {', '.join(GAME_MODULES)}"
+        ) from None
+
+
+@functools.cache
+def _action_texts(variant: str) -> dict[int, str]:
+    """Every action id's text, for reading moves given as text."""
+    module = game_module(variant)
+    return {a: module.action_text(a) for a in range(module.KERNEL.NUM_ACTIONS)}
+
+
+def resolve_game_options(module: ModuleType, variant: str, options: Mapping[str, Any] | None
+                         ) -> dict[str, Any]:
+    if options is not None and not isinstance(options, Mapping):
+        raise OptionError(f"options must be a mapping, not {type(options).__name__}")
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(module.OPTIONS))
+    if unknown:
+        raise OptionError(f"unknown option {unknown[0]!r} for {variant}; "
+                          f"known: {', '.join(module.OPTIONS) or 'none'}")
+    resolved = {}
+    for name, (_, default, check) in module.OPTIONS.items():
+        value = options.get(name, default)
+        if name in options and not check(value):
+            raise OptionError(f"option {name!r} of {variant} must be {check.__doc__}, not {value!r}")
+        resolved[name] = value
+    return resolved
+
+
+class Game:
+    """A game in progress. Create one with :func:`new_game` or :meth:`Game.from_json`."""
+
+    def __init__(self, variant: str, *, options: Mapping[str, Any], seed: int):
+        self.variant = variant
+        self._module = game_module(variant)
+        self._kernel = self._module.KERNEL
+        self.options = resolve_game_options(self._module, variant, options)
+        self.seed = seed
+        self._params = self._module.make_params(self.options)
+        self._state = self._kernel.new_state(self._params, np.int64(seed))
+        self._buffer = np.empty(self._kernel.NUM_ACTIONS, dtype=np.int64)
+        self._moves: list[int] = []
+        self.history: list[Event] = [Event("HIDDEN", None, f"deal from seed {seed}")]
+        self._log_deal()
+
+    # -- state -------------------------------------------------------------------------------
+    @property
+    def players(self) -> int:
+        return int(self.options.get("num_players", 2))
+
+    @property
+    def to_move(self) -> int | None:
+        player = int(self._kernel.current_player(self._state))
+        return None if player < 0 else player
+
+    @property
+    def is_over(self) -> bool:
+        return bool(self._kernel.is_terminal(self._state))
+
+    @property
+    def returns(self) -> list[float]:
+        out = np.zeros(self.players, dtype=np.float64)
+        self._kernel.returns(self._state, out)
+        return out.tolist()
+
+    @property
+    def scores(self) -> list[int]:
+        """Cumulative scores where the game keeps them, else the returns."""
+        if hasattr(self._module, "scores"):
+            return self._module.scores(self._state)
+        return [int(r) for r in self.returns]
+
+    @property
+    def moves(self) -> list[int]:
+        """The action ids played so far."""
+        return list(self._moves)
+
+    def _legal_ids(self) -> list[int]:
+        n = self._kernel.legal_actions(self._state, self._buffer)
+        return self._buffer[:n].tolist()
+
+    def legal_moves(self) -> list[Move]:
+        return [Move(a, self._module.action_text(a)) for a in self._legal_ids()]
+
+    def _observation_array(self, seat: int) -> np.ndarray:
+        if not isinstance(seat, int) or not 0 <= seat < self.players:
+            raise MeldmindError(f"seat must be 0..{self.players - 1}, not {seat!r}")
+        out = np.zeros(self._kernel.OBS_SIZE, dtype=np.int64)
+        self._kernel.observe(self._state, seat, out)
+        return out
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        """Everything ``seat`` may know (RULES.md E4), as JSON-able data; it lists the legal
+        moves when it is that seat's turn."""
+        legal = self._legal_ids() if self.to_move == seat else None
+        return self._module.observation_dict(self._observation_array(seat), legal)
+
+    # -- moves -------------------------------------------------------------------------------
+    def _resolve(self, move: Any) -> int:
+        if isinstance(move, Move):
+            return move.id
+        if isinstance(move, (int, np.integer)) and not isinstance(move, bool):
+            return int(move)
+        if isinstance(move, Mapping):
+            if "id" in move:
+                return self._resolve(move["id"])
+            if "text" in move:
+                return self._resolve(move["text"])
+            raise MeldmindError(f"a move JSON needs an 'id' or a 'text': {dict(move)!r}")
+        if isinstance(move, str):
+            wanted = " ".join(move.lower().split())
+            for action, text in _action_texts(self.variant).items():
+                if text.lower() == wanted:
+                    return action
+            raise MeldmindError(f"unknown move {move!r} for {self.variant}")
+        raise MeldmindError(f"a move is a Move, an action id, a move dict or a text, not {move!r}")
+
+    def play(self, move: Any) -> Move:
+        """Play one move for the seat to act. An illegal move raises ``IllegalMove`` naming
+        the reason, and the game is unchanged."""
+        action = self._resolve(move)
+        if not 0 <= action < self._kernel.NUM_ACTIONS:
+            raise IllegalMove(f"action id {action} is outside 0..{self._kernel.NUM_ACTIONS - 1}")
+        reason = int(self._kernel.illegal_reason(self._state, action))
+        text = self._module.action_text(action)
+        if reason:
+            raise IllegalMove(f"{text}: {self._module.REASONS[reason]}")
+        seat = self.to_move
+        hand_before = self._hand_number()
+        revealed = int(self._kernel.apply_action(self._state, action))
+        self._moves.append(action)
+        self.history.append(Event("PUBLIC", None, f"seat {seat}: {text}", action))
+        if revealed >= 0:
+            self.history.append(Event("PRIVATE", seat, f"seat {seat} draws "
+                                      f"{format_card(self.variant, revealed)}", action))
+        if self._hand_number() != hand_before and not self.is_over:
+            self._log_deal()
+        return Move(action, text)
+
+    def _hand_number(self) -> int:
+        return self._module.hand_number(self._state) if hasattr(self._module, "hand_number") else 0
+
+    def _log_deal(self) -> None:
+        for seat in range(self.players):
+            hand = self._module.observation_dict(self._observation_array(seat), None)["hand"]
+            self.history.append(Event("PRIVATE", seat, f"seat {seat} is dealt {' '.join(hand)}"))
+
+    # -- JSON --------------------------------------------------------------------------------
+    def to_json(self) -> str:
+        """The game as JSON: variant, options, seed and moves (a replay, so it is exact)."""
+        return json.dumps({"format": GAME_FORMAT, "version": GAME_VERSION, "variant": self.variant,
+                           "options": self.options, "seed": self.seed, "moves": self._moves})
+
+    @classmethod
+    def from_json(cls, text: str | bytes | Mapping[str, Any]) -> "Game":
+        """Rebuild a game from :meth:`to_json`; malformed JSON raises ``MeldmindError``."""
+        try:
+            data = json.loads(text) if isinstance(text, (str, bytes)) else dict(text)
+        except json.JSONDecodeError as error:
+            raise MeldmindError(f"malformed game JSON: {error}") from None
+        if not isinstance(data, dict) or data.get("format") != GAME_FORMAT:
+            raise MeldmindError(f"not a meldmind game: expected \"format\": \"{GAME_FORMAT}\"")
+        if data.get("version") != GAME_VERSION:
+            raise MeldmindError(f"unsupported game version {data.get('version')!r}; this "
+                                f"meldmind reads version {GAME_VERSION}")
+        for key, kind in (("variant", str), ("seed", int), ("moves", list), ("options", dict)):
+            if not isinstance(data.get(key), kind):
+                raise MeldmindError(f"game JSON field {key!r} must be a {kind.__name__}")
+        game = cls(data["variant"], options=data["options"], seed=data["seed"])
+        for i, move in enumerate(data["moves"]):
+            if not isinstance(move, int) or isinstance(move, bool):
+                raise MeldmindError(f"game JSON move {i} must be an action id, not {move!r}")
+            try:
+                game.play(move)
+            except IllegalMove as error:
+                raise MeldmindError(f"game JSON move {i} is illegal: {error}") from None
+        return game
+
+
+def new_game(variant: str, *, players: int = 2, seed: int | None = None,
+             options: Mapping[str, Any] | None = None) -> Game:
+    """Start a game of ``variant`` ("gin" or "cardverse") dealt from ``seed`` (random if None).
+
+    ``players`` sets ``num_players`` where the game has it (gin is always two-player).
+    """
+    module = game_module(variant)
+    options = dict(options or {})
+    if "num_players" in module.OPTIONS:
+        options.setdefault("num_players", players)
+    elif players != 2:
+        raise OptionError(f"{variant} is a two-player game, not {players}-player")
+    if seed is None:
+        seed = secrets.randbits(63)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise OptionError(f"seed must be an integer, not {seed!r}")
+    return Game(variant, options=options, seed=seed)
