@@ -160,7 +160,7 @@ def test_jk_picks_a_free_rami_joker():
     assert parse_cards("rami", "JK2 JK") == [53, 52]
 
 
-def test_bug_jk_before_an_explicit_joker_takes_the_other_id():
+def test_regression_jk_before_an_explicit_joker_takes_the_other_id():
     # BUG (package): a bare JK must take a *free* joker id (RULES.md §7; cards.parse_cards says
     # tokens without a copy take a free id "once every explicit copy is known"). "JK JK1" is a
     # legal hand (both jokers) but JK grabs JK1 first and the explicit JK1 is then refused as a
@@ -247,7 +247,7 @@ def test_malformed_kirolo_tokens(token):
     _rejects("kirolo", ["WA02a", token], token)
 
 
-def test_bug_non_ascii_digits_raise_card_error():
+def test_regression_non_ascii_digits_raise_card_error():
     # BUG (package): "FI²" passes str.isdigit() and then int() raises a bare ValueError instead
     # of CardError naming the token (RULES.md §7).
     _rejects("kirolo", ["FI²"], "FI²")
@@ -423,7 +423,7 @@ def test_batch_rejects_joker_bits_without_jokers(variant, bit):
 
 
 @pytest.mark.parametrize("bit", [54, 60, 63])
-def test_bug_rami_batch_rejects_bits_above_the_jokers(bit):
+def test_regression_rami_batch_rejects_bits_above_the_jokers(bit):
     # BUG (package): Rami FR hands use bits 0-53 only, but analyze_batch accepts any higher bit
     # and counts it as one more joker: a hand of bit 60 alone comes back as 20 penalty points.
     encoded = np.array([1 << bit], dtype=np.uint64)

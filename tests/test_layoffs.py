@@ -229,7 +229,7 @@ def test_meld_with_a_joker_in_the_middle():
     assert targets("rami", "4H 8H 6H", [meld]) == {("4H", 0, "low"), ("8H", 0, "high")}
 
 
-def test_bug_meld_with_a_joker_declared_at_the_low_end():
+def test_regression_meld_with_a_joker_declared_at_the_low_end():
     # BUG (package): layoff_targets ignores Meld.joker_stands_for when the joker sits at the low
     # end of a run. Table [JK=4♥] 5♥ 6♥ (declared, RULES.md §2.5.3 / §2.5.4 "joker keeps its
     # position"): the ends are 3♥ and 7♥. The package reads the joker as 7♥ and answers 4♥ low,
@@ -238,21 +238,21 @@ def test_bug_meld_with_a_joker_declared_at_the_low_end():
     assert targets("rami", "3H 4H 7H 8H", [meld]) == {("3H", 0, "low"), ("7H", 0, "high")}
 
 
-def test_bug_meld_with_a_joker_declared_below_a_high_ace_run():
+def test_regression_meld_with_a_joker_declared_below_a_high_ace_run():
     # BUG (package), same cause: [JK=J♠] Q♠ K♠ takes 10♠ low and A♠ high; the package reads the
     # joker as A♠ and offers J♠ low, nothing high.
     meld = Meld(("JK1", "QS", "KS"), "run", ("JS",))
     assert targets("rami", "10S AS JS", [meld]) == {("10S", 0, "low"), ("AS", 0, "high")}
 
 
-def test_bug_kirolo_meld_with_a_joker_declared_at_the_low_end():
+def test_regression_kirolo_meld_with_a_joker_declared_at_the_low_end():
     # BUG (package), same cause in KIROLO (§1.6.4: "Assignments are permanent"):
     # [JOKER=FI4] FI5 FI6 takes FI3 low and FI7 high.
     meld = Meld(("JOKER", "FI05a", "FI06a"), "run", ("FI04",))
     assert targets("kirolo", "FI03a FI07a FI04b", [meld]) == {("FI03a", 0, "low"), ("FI07a", 0, "high")}
 
 
-def test_bug_meld_with_an_impossible_joker_declaration_is_rejected():
+def test_regression_meld_with_an_impossible_joker_declaration_is_rejected():
     # BUG (package): a declared card the joker cannot stand for (9♥ next to Q♠ K♠) is silently
     # replaced by another reading instead of being rejected like any invalid table meld.
     with pytest.raises(MeldmindError):

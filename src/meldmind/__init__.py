@@ -18,12 +18,13 @@ from .analysis import (BatchAnalysis, HandAnalysis, LayOff, Meld, analyze_batch,
                        encode_hands, layoff_targets)
 from .cards import format_card, parse_cards
 from .errors import CardError, IllegalMove, MeldmindError, OptionError
+from .game import Event, Game, Move, new_game
 from .variants import VARIANTS
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "BatchAnalysis", "CardError", "HandAnalysis", "IllegalMove", "LayOff", "Meld",
+    "BatchAnalysis", "CardError", "Event", "Game", "HandAnalysis", "Move", "new_game", "IllegalMove", "LayOff", "Meld",
     "MeldmindError", "OptionError", "VARIANTS", "analyze_batch", "analyze_hand",
     "encode_hands", "format_card", "layoff_targets", "parse_cards",
 ]

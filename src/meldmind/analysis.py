@@ -195,12 +195,18 @@ def analyze_batch(variant: str, encoded: np.ndarray, *,
     if v.deck == "kirolo":
         if encoded.ndim != 2 or encoded.shape[1] != 3:
             raise MeldmindError("KIROLO hands are encoded as an (n, 3) array; use encode_hands")
+        a1, a2, jokers = encoded[:, 0], encoded[:, 1], encoded[:, 2]
+        if np.any(a1 >> np.uint64(60)) or np.any(a2 & ~a1) or np.any(jokers > 16):
+            raise CardError("KIROLO rows are (a1, a2, jokers): cards below bit 60, a2 within a1, "
+                            "at most 16 jokers")
         counts, values = handalg.kirolo_batch(encoded, opts["max_jokers_per_series"])
         return BatchAnalysis(values, counts)
     if encoded.ndim != 1:
         raise MeldmindError(f"{v.name} hands are encoded as a 1-d uint64 array; use encode_hands")
-    if v.deck == "52" and np.any(encoded >> np.uint64(52)):
-        raise CardError(f"{v.name} hands have no joker bits (52 and above)")
+    top_bit = 54 if v.deck == "52+jokers" else 52
+    if np.any(encoded >> np.uint64(top_bit)):
+        extra = " (no joker bits)" if v.deck == "52" else " (cards, then the jokers at 52-53)"
+        raise CardError(f"{v.name} hands use bits 0..{top_bit - 1} only{extra}")
     points, counts = handalg.deadwood_batch(v.kernel_id, encoded, opts.get("ace_high", False))
     if v.name == "rami":
         return BatchAnalysis(points, counts, handalg.rami_opening_batch(encoded))
@@ -224,11 +230,18 @@ def _table_meld(variant: Variant, meld: Meld | Sequence[str] | str, max_jokers_p
     ids = parse_cards(variant, cards)
     a1, _, jokers = hand_mask(variant, ids)
     naturals = _naturals(variant, a1)
+    if stands and jokers and not any("/" in text for text in stands):
+        # a run whose jokers are declared: the naturals plus what the jokers stand for must
+        # form a natural run
+        joker_for = hand_mask(variant, parse_cards(variant, stands))[0]
+        whole = naturals | joker_for
+        rows = handalg.melds_in_hand(variant.kernel_id, whole, 0, 0, max_jokers_per_series)
+        if joker_for & naturals or not any(int(r["mask"]) == whole and KINDS[int(r["kind"])] == "run"
+                                           for r in rows):
+            raise MeldmindError(f"in {' '.join(cards)} the jokers cannot stand for {' '.join(stands)}")
+        return KINDS.index("run"), naturals, joker_for, jokers
     rows = handalg.melds_in_hand(variant.kernel_id, naturals, 0, jokers, max_jokers_per_series)
     fits = [r for r in rows if int(r["mask"]) == naturals and int(r["jokers"]) == jokers]
-    if stands is not None and fits and KINDS[int(fits[0]["kind"])] == "run" and jokers:
-        wanted = hand_mask(variant, parse_cards(variant, stands))[0]
-        fits = [r for r in fits if int(r["joker_for"]) == wanted] or fits
     if not fits:
         raise MeldmindError(f"{' '.join(cards)} is not a valid {variant.name} meld")
     row = fits[0]

@@ -84,7 +84,7 @@ def _parse_52(token: str, jokers: bool) -> int | str:
     if text in ("JK1", "JK2", "JK"):
         if not jokers:
             raise CardError(f"jokers do not belong to this deck: {token!r}")
-        return text
+        return JOKER_52[int(text[2]) - 1] if text != "JK" else text
     if not text:
         raise CardError(f"empty card token {token!r}")
     suit = SUIT_SYMBOLS.get(text[0]) or SUIT_SYMBOLS.get(text[-1])
@@ -105,12 +105,12 @@ def _parse_kirolo(token: str) -> tuple[str, int] | int:
     if text in _ACTION_SPELLINGS:
         return ("ACTION", _ACTION_SPELLINGS[text])
     if text == "BONUS":
-        raise CardError("BONUS does not exist in Mode Rami (RULES.md §1.1)")
+        raise CardError(f"{token!r}: BONUS does not exist in Mode Rami (RULES.md §1.1)")
     element, rest = text[:2], text[2:]
     copy = None
     if rest[-1:] in ("A", "B"):
         copy, rest = "AB".index(rest[-1]), rest[:-1]
-    if element not in ELEMENTS or not rest.isdigit() or not 1 <= int(rest) <= KIROLO_VALUES or len(rest) > 2:
+    if element not in ELEMENTS or not (rest.isascii() and rest.isdigit()) or not 1 <= int(rest) <= KIROLO_VALUES or len(rest) > 2:
         raise CardError(
             f"malformed KIROLO card {token!r}: expected FI/WA/EA/WO/ME, a value 1..12 and an optional copy a/b"
         )
@@ -141,8 +141,8 @@ def parse_cards(variant: Variant | str, cards: str | Iterable[str]) -> list[int]
             deferred.append((i, token, parsed))
     # Tokens that name no copy take the first free copy once every explicit copy is known.
     for i, token, parsed in deferred:
-        if parsed in ("JK", "JK1", "JK2"):
-            choices: Sequence[int] = JOKER_52 if parsed == "JK" else (JOKER_52[int(parsed[2]) - 1],)
+        if parsed == "JK":
+            choices: Sequence[int] = JOKER_52
         elif parsed[0] == "ELEMENT":
             choices = (parsed[1], parsed[1] + KIROLO_BITS)
         else:
