@@ -15,7 +15,7 @@ except ImportError as error:  # pragma: no cover - exercised by a subprocess tes
     ) from None
 
 from .analysis import (BatchAnalysis, HandAnalysis, LayOff, Meld, analyze_batch, analyze_hand,
-                       encode_hands, layoff_targets)
+                       encode_hands, layoff_targets, meld_catalog)
 from .cards import format_card, parse_cards
 from .errors import CardError, IllegalMove, MeldmindError, OptionError
 from .game import Event, Game, Move, new_game
@@ -26,5 +26,5 @@ __version__ = "0.1.0"
 __all__ = [
     "BatchAnalysis", "CardError", "Event", "Game", "HandAnalysis", "Move", "new_game", "IllegalMove", "LayOff", "Meld",
     "MeldmindError", "OptionError", "VARIANTS", "analyze_batch", "analyze_hand",
-    "encode_hands", "format_card", "layoff_targets", "parse_cards",
+    "encode_hands", "format_card", "layoff_targets", "meld_catalog", "parse_cards",
 ]

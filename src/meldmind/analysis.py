@@ -17,13 +17,14 @@ array([9, 0], dtype=int32)
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from .cards import KIROLO_BITS, card_bit, format_card, hand_mask, is_joker, parse_cards
+from .cards import card_bit, format_card, hand_mask, is_joker, parse_cards
 from .errors import CardError, MeldmindError
 from .kernels import handalg
 from .variants import Variant, resolve_options, variant_named
@@ -213,6 +214,40 @@ def analyze_batch(variant: str, encoded: np.ndarray, *,
     return BatchAnalysis(points, counts)
 
 
+@functools.cache
+def _catalog(name: str, max_jokers_per_series: int) -> np.ndarray:
+    variant = variant_named(name)
+    width, lanes = (12, 5) if variant.deck == "kirolo" else (13, 4)
+    jokers = {"52": 0, "52+jokers": 1, "kirolo": max_jokers_per_series}[variant.deck]
+    parts = []
+    for lane in range(lanes):  # the runs of one suit (element)
+        rows = handalg.melds_in_hand(variant.kernel_id, ((1 << width) - 1) << (lane * width), 0,
+                                     jokers, max_jokers_per_series)
+        parts.append(rows[rows["kind"] == KINDS.index("run")])
+    for rank in range(width):  # the groups of one rank (value)
+        rows = handalg.melds_in_hand(variant.kernel_id, sum(1 << (e * width + rank) for e in range(lanes)),
+                                     0, jokers, max_jokers_per_series)
+        parts.append(rows[rows["kind"] == KINDS.index("group")])
+    catalog = np.concatenate(parts)
+    catalog.flags.writeable = False
+    return catalog
+
+
+def meld_catalog(variant: str, *, options: Mapping[str, Any] | None = None) -> np.ndarray:
+    """Every meld of the variant, as a read-only structured array (fields ``mask``,
+    ``joker_for``, ``jokers``, ``kind`` 0 group / 1 run, ``opening``): runs suit by suit, then
+    groups rank by rank. A meld with jokers is listed by its natural cards; ``joker_for`` holds
+    the cards its jokers stand for (a run) or may stand for (a group).
+
+    >>> gin = meld_catalog("gin")
+    >>> len(gin), int((gin["kind"] == 1).sum()), int((gin["kind"] == 0).sum())
+    (329, 264, 65)
+    """
+    v = variant_named(variant)
+    opts = resolve_options(v, options)
+    return _catalog(v.name, opts.get("max_jokers_per_series", 1))
+
+
 @dataclass(frozen=True)
 class LayOff:
     card: str        # the hand card (a joker included)
@@ -284,4 +319,4 @@ def layoff_targets(variant: str, hand: str | Iterable[str],
 
 
 __all__ = ["Meld", "HandAnalysis", "BatchAnalysis", "LayOff", "analyze_hand", "encode_hands",
-           "analyze_batch", "layoff_targets", "KIROLO_BITS"]
+           "analyze_batch", "layoff_targets", "meld_catalog"]
