@@ -1,0 +1,1 @@
+"""One module per game: names, move texts and JSON over the game's numba kernel."""

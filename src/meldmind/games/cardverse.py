@@ -1,0 +1,424 @@
+"""CardVerse Rami (RULES.md §4): option names, move texts and JSON over ``kernels/cardverse.py``.
+
+The rules live only in the kernel; this module names its action ids and observation slots.
+
+>>> action_text(0), action_text(2 + 8 + 13 * 3), action_text(KERNEL.A_MELD + 65 + 3 * 66 + 65)
+('draw stock', 'discard 9S', 'lay meld QS KS AS')
+>>> action_text(KERNEL.A_LAYOFF + (2 * 52 + 33) * 3 + KERNEL.HIGH_END)
+'lay off 8H on meld 2 (high end)'
+>>> meld_action(["as", "qs", "ks"]) == KERNEL.A_MELD + 65 + 3 * 66 + 65
+True
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..cards import format_card, parse_cards
+from ..errors import MeldmindError, OptionError
+from ..kernels import cardverse as KERNEL
+
+VARIANT = "cardverse"
+OBS_FORMAT = "meldmind.observation"
+OBS_VERSION = 1
+
+
+def _bool(value: Any) -> bool:
+    """true or false"""
+    return isinstance(value, bool)
+
+
+def _int_range(lo: int, hi: int):
+    def check(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
+    check.__doc__ = f"an integer from {lo} to {hi}"
+    return check
+
+
+# option name -> (type, default, check); RULES.md §4.2
+OPTIONS: dict[str, tuple[type, Any, Any]] = {
+    "num_players": (int, 2, _int_range(2, 4)),
+    "discard_to_win": (bool, False, _bool),
+    "ace_high": (bool, False, _bool),
+    "target_score": (int, 100, _int_range(1, 1_000_000)),
+    "no_immediate_rediscard": (bool, True, _bool),
+    "max_turns": (int, 300, _int_range(1, 1_000_000)),
+}
+_PARAM_ORDER = ("num_players", "discard_to_win", "ace_high", "target_score",
+                "no_immediate_rediscard", "max_turns")       # the kernel's P_* order
+
+# REASONS[code] explains KERNEL.illegal_reason; the order is the kernel's R_* codes.
+REASONS: tuple[str, ...] = (
+    "legal",
+    "the game is over",
+    "unknown action id",
+    "draw first: a turn starts with 'draw stock' or 'take discard'",
+    "you already drew this turn: lay melds, lay off or discard",
+    "the discard pile is empty",
+    "that card is not in your hand",
+    "the card taken from the discard pile cannot be discarded in the same turn unless it is "
+    "your last card",
+    "not every card of that meld is in your hand",
+    "with discard_to_win a lay may not empty your hand: the last card must be discarded",
+    "there is no table meld in that slot",
+    "wrong place for that meld: a group takes cards as 'group', a run at its low or high end",
+    "that card does not extend that meld there (a group needs a missing suit of its rank, a "
+    "run the next card of its suit at that end, in the order 2..A)",
+)
+assert len(REASONS) == KERNEL.NUM_REASONS
+
+PHASES = ("draw", "play", "game_over")
+ENDS = ("low end", "high end", "group")
+END_NAMES = ("low", "high", "group")
+HAND_ENDS = (None, "out", "empty_stock", "max_turns")
+KINDS = ("group", "run")
+
+
+def make_params(options: Mapping[str, Any] | None = None) -> np.ndarray:
+    """The kernel's parameter array from (resolved) options; missing options take defaults."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise OptionError(f"unknown option {unknown[0]!r} for cardverse; known: {', '.join(OPTIONS)}")
+    values = []
+    for name in _PARAM_ORDER:
+        _, default, check = OPTIONS[name]
+        value = options.get(name, default)
+        if not check(value):
+            raise OptionError(f"option {name!r} of cardverse must be {check.__doc__}, not {value!r}")
+        values.append(int(value))
+    return np.array(values, dtype=np.int64)
+
+
+def hand_number(state: np.ndarray) -> int:
+    """1-based number of the hand being played (or the last one, once the game is over)."""
+    return int(state[KERNEL.S_HAND_NO])
+
+
+def scores(state: np.ndarray) -> list[int]:
+    """Cumulative game scores, one per seat."""
+    n = int(state[KERNEL.S_NUM_PLAYERS])
+    return [int(v) for v in state[KERNEL.S_SCORES:KERNEL.S_SCORES + n]]
+
+
+# ---------------------------------------------------------------------------------------------
+# Actions
+# ---------------------------------------------------------------------------------------------
+
+def _card(card: int) -> str:
+    return format_card(VARIANT, int(card))
+
+
+def meld_cards(k: int) -> list[int]:
+    """Card ids of catalog meld ``k``: groups in suit order, runs from low to high (2..A)."""
+    mask = int(KERNEL.MELD_MASK[k])
+    cards = [c for c in range(52) if mask >> c & 1]
+    if KERNEL.MELD_KIND[k] == KERNEL.KIND_RUN:
+        cards.sort(key=lambda c: (c % 13 - 1) % 13)   # rank 2 first, ace last
+    return cards
+
+
+def _decode(action: int) -> tuple[str, dict[str, Any]]:
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)) \
+            or not 0 <= action < KERNEL.NUM_ACTIONS:
+        raise MeldmindError(f"not a cardverse action id: {action!r} "
+                            f"(expected 0..{KERNEL.NUM_ACTIONS - 1})")
+    action = int(action)
+    if action == KERNEL.DRAW_STOCK:
+        return "draw_stock", {}
+    if action == KERNEL.TAKE_DISCARD:
+        return "take_discard", {}
+    if action < KERNEL.A_MELD:
+        return "discard", {"card": _card(action - KERNEL.A_DISCARD)}
+    if action < KERNEL.A_LAYOFF:
+        k = action - KERNEL.A_MELD
+        return "lay_meld", {"meld": k, "kind": KINDS[KERNEL.MELD_KIND[k]],
+                            "cards": [_card(c) for c in meld_cards(k)]}
+    slot, rest = divmod(action - KERNEL.A_LAYOFF, 3 * 52)
+    card, end = divmod(rest, 3)
+    return "lay_off", {"card": _card(card), "slot": slot, "end": END_NAMES[end]}
+
+
+def action_text(action: int) -> str:
+    """Short text of an action id, e.g. ``"discard 9S"``, ``"lay off 8H on meld 2 (high end)"``."""
+    kind, info = _decode(action)
+    if kind == "draw_stock":
+        return "draw stock"
+    if kind == "take_discard":
+        return "take discard"
+    if kind == "discard":
+        return f"discard {info['card']}"
+    if kind == "lay_meld":
+        return "lay meld " + " ".join(info["cards"])
+    return f"lay off {info['card']} on meld {info['slot']} ({ENDS[END_NAMES.index(info['end'])]})"
+
+
+def action_json(action: int) -> dict[str, Any]:
+    """The move as JSON: ``{"id", "type", "text"}`` plus ``card`` (discard, lay_off),
+    ``meld``/``kind``/``cards`` (lay_meld: catalog index, kind, cards) or ``slot``/``end``
+    (lay_off: table meld slot, "low" / "high" / "group")."""
+    kind, info = _decode(action)
+    return {"id": int(action), "type": kind, "text": action_text(action), **info}
+
+
+def meld_action(cards: str | Iterable[str]) -> int:
+    """The LAY_MELD action id of a meld given as cards in any order; a set that is not a valid
+    CardVerse meld (§4.5) raises ``MeldmindError``."""
+    ids = parse_cards(VARIANT, cards)
+    mask = sum(1 << c for c in ids)
+    hits = np.flatnonzero(KERNEL.MELD_MASK == mask)
+    if len(ids) < 3 or not len(hits):
+        shown = " ".join(_card(c) for c in ids)
+        raise MeldmindError(f"not a valid meld: {shown!r} (a group is 3-4 cards of one rank in "
+                            "distinct suits; a run 3+ consecutive cards of one suit in 2..A)")
+    return KERNEL.A_MELD + int(hits[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# Observations
+# ---------------------------------------------------------------------------------------------
+
+def _mask_cards(mask: int) -> list[str]:
+    mask = int(mask)
+    return [_card(c) for c in range(52) if mask >> c & 1]
+
+
+def _table_cards(mask: int, kind: int) -> list[str]:
+    cards = [c for c in range(52) if int(mask) >> c & 1]
+    if kind == KERNEL.KIND_RUN:
+        cards.sort(key=lambda c: (c % 13 - 1) % 13)
+    return [_card(c) for c in cards]
+
+
+def observation_dict(obs: np.ndarray, legal: Sequence[int] | None) -> dict[str, Any]:
+    """The observation JSON (format ``meldmind.observation``, version 1) of an observation
+    array; ``legal`` lists the legal action ids when it is the seat's turn (else None)."""
+    K = KERNEL
+    o = [int(v) for v in obs]
+    n = o[K.O_PARAMS + K.P_NUM_PLAYERS]
+    options = {name: (bool(o[K.O_PARAMS + i]) if OPTIONS[name][0] is bool else o[K.O_PARAMS + i])
+               for i, name in enumerate(_PARAM_ORDER)}
+    last = None
+    if o[K.O_LAST_WINNER] >= 0:
+        last = {"winner": o[K.O_LAST_WINNER], "end": HAND_ENDS[o[K.O_LAST_END]],
+                "hand_values": o[K.O_LAST_VALUES:K.O_LAST_VALUES + n]}
+    d: dict[str, Any] = {
+        "format": OBS_FORMAT,
+        "version": OBS_VERSION,
+        "variant": VARIANT,
+        "seat": o[K.O_SEAT],
+        "options": options,
+        "phase": PHASES[o[K.O_PHASE]],
+        "to_move": o[K.O_CURRENT] if o[K.O_CURRENT] >= 0 else None,
+        "hand_number": o[K.O_HAND_NO],
+        "turn": o[K.O_TURN],
+        "hand": _mask_cards(o[K.O_HAND]),
+        "hand_sizes": o[K.O_HAND_N:K.O_HAND_N + n],
+        "scores": o[K.O_SCORES:K.O_SCORES + n],
+        "stock_size": o[K.O_STOCK_N],
+        "discard_pile": [_card(c) for c in o[K.O_DISCARD:K.O_DISCARD + o[K.O_DISCARD_N]]],
+        "table": [{"slot": t, "kind": KINDS[o[K.O_TABLE_KIND + t]],
+                   "cards": _table_cards(o[K.O_TABLE_MASK + t], o[K.O_TABLE_KIND + t])}
+                  for t in range(o[K.O_TABLE_N])],
+        "taken_from_discard": [_mask_cards(o[K.O_KNOWN + p]) for p in range(n)],
+        "taken_this_turn": _card(o[K.O_TAKEN]) if o[K.O_TAKEN] >= 0 else None,
+        "game_winner": o[K.O_GAME_WINNER] if o[K.O_GAME_WINNER] >= 0 else None,
+        "last_hand": last,
+    }
+    if legal is not None:
+        d["legal_moves"] = [action_json(int(a)) for a in legal]
+    return d
+
+
+class _Reader:
+    """Field access with type and range checks; every failure names the field."""
+
+    def __init__(self, d: Mapping[str, Any]):
+        self.d = d
+
+    def get(self, key: str) -> Any:
+        if key not in self.d:
+            raise MeldmindError(f"cardverse observation: missing field {key!r}")
+        return self.d[key]
+
+    @staticmethod
+    def int_in(key: str, value: Any, lo: int, hi: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise MeldmindError(f"cardverse observation: {key!r} must be an integer from {lo} to "
+                                f"{hi}, not {value!r}")
+        return value
+
+    def int(self, key: str, lo: int, hi: int) -> int:
+        return self.int_in(key, self.get(key), lo, hi)
+
+    def optional_int(self, key: str, lo: int, hi: int) -> int:
+        value = self.get(key)
+        return -1 if value is None else self.int_in(key, value, lo, hi)
+
+    @staticmethod
+    def int_list(key: str, value: Any, n: int, lo: int, hi: int) -> list[int]:
+        if not isinstance(value, list) or len(value) != n:
+            raise MeldmindError(f"cardverse observation: {key!r} must be a list of {n} integers")
+        return [_Reader.int_in(f"{key}[{i}]", v, lo, hi) for i, v in enumerate(value)]
+
+    @staticmethod
+    def cards(key: str, value: Any) -> list[int]:
+        if not isinstance(value, list):
+            raise MeldmindError(f"cardverse observation: {key!r} must be a list of cards")
+        try:
+            return parse_cards(VARIANT, value)
+        except MeldmindError as error:
+            raise MeldmindError(f"cardverse observation: {key!r}: {error}") from None
+
+
+def _meld_mask_of(key: str, cards: list[int], kind: int) -> int:
+    mask = sum(1 << c for c in cards)
+    ok = [int(k) for k in np.flatnonzero(KERNEL.MELD_MASK == mask)]
+    if not ok or KERNEL.MELD_KIND[ok[0]] != kind:
+        raise MeldmindError(f"cardverse observation: {key!r} is not a valid {KINDS[kind]}: "
+                            f"{' '.join(_card(c) for c in cards)}")
+    return mask
+
+
+def _table_mask_of(key: str, cards: list[int], kind: int) -> int:
+    """A table meld is always a catalog meld: lay-offs grow groups to 4 and runs up to 2..A."""
+    if len(cards) < 3:
+        raise MeldmindError(f"cardverse observation: {key!r} needs at least 3 cards")
+    return _meld_mask_of(key, cards, kind)
+
+
+def observation_array(d: Mapping[str, Any]) -> np.ndarray:
+    """The observation array of an observation JSON (the inverse of ``observation_dict``).
+
+    Checks every field's type and range and that the cards are consistent (no card twice, the
+    counts add up to 52); a bad JSON raises ``MeldmindError`` naming the field.
+    """
+    K = KERNEL
+    if not isinstance(d, Mapping):
+        raise MeldmindError(f"a cardverse observation must be a JSON object, not {type(d).__name__}")
+    r = _Reader(d)
+    if r.get("format") != OBS_FORMAT:
+        raise MeldmindError(f"not a meldmind observation: expected \"format\": \"{OBS_FORMAT}\"")
+    if r.get("version") != OBS_VERSION:
+        raise MeldmindError(f"unsupported observation version {d.get('version')!r}; this meldmind "
+                            f"reads version {OBS_VERSION}")
+    if r.get("variant") != VARIANT:
+        raise MeldmindError(f"not a cardverse observation: variant {d.get('variant')!r}")
+    options = r.get("options")
+    if not isinstance(options, Mapping):
+        raise MeldmindError("cardverse observation: 'options' must be an object")
+    for name, (_, _, check) in OPTIONS.items():
+        if name not in options:
+            raise MeldmindError(f"cardverse observation: missing option {name!r}")
+        if not check(options[name]):
+            raise MeldmindError(f"cardverse observation: option {name!r} must be {check.__doc__}, "
+                                f"not {options[name]!r}")
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise MeldmindError(f"cardverse observation: unknown option {unknown[0]!r}")
+    n = options["num_players"]
+    obs = np.zeros(K.OBS_SIZE, dtype=np.int64)
+    obs[K.O_PARAMS:K.O_PARAMS + K.PARAMS_SIZE] = make_params(options)
+    obs[K.O_SEAT] = seat = r.int("seat", 0, n - 1)
+    phase = r.get("phase")
+    if phase not in PHASES:
+        raise MeldmindError(f"cardverse observation: 'phase' must be one of {PHASES}, not {phase!r}")
+    obs[K.O_PHASE] = PHASES.index(phase)
+    over = phase == "game_over"
+    to_move = r.optional_int("to_move", 0, n - 1)
+    if (to_move < 0) != over:
+        raise MeldmindError("cardverse observation: 'to_move' must be null exactly when the game "
+                            "is over")
+    obs[K.O_CURRENT] = to_move
+    obs[K.O_HAND_NO] = r.int("hand_number", 1, 10**9)
+    obs[K.O_TURN] = r.int("turn", 0, options["max_turns"])
+    hand = r.cards("hand", r.get("hand"))
+    obs[K.O_HAND] = hand_mask = sum(1 << c for c in hand)
+    sizes = r.int_list("hand_sizes", r.get("hand_sizes"), n, 0, 52)
+    if sizes[seat] != len(hand):
+        raise MeldmindError(f"cardverse observation: hand_sizes[{seat}] = {sizes[seat]} but the "
+                            f"hand holds {len(hand)} cards")
+    obs[K.O_HAND_N:K.O_HAND_N + n] = sizes
+    obs[K.O_SCORES:K.O_SCORES + n] = r.int_list("scores", r.get("scores"), n, 0, 10**12)
+    obs[K.O_STOCK_N] = stock = r.int("stock_size", 0, 52)
+    pile = r.cards("discard_pile", r.get("discard_pile"))
+    obs[K.O_DISCARD_N] = len(pile)
+    obs[K.O_DISCARD:K.O_DISCARD + 52] = -1
+    obs[K.O_DISCARD:K.O_DISCARD + len(pile)] = pile
+    table = r.get("table")
+    if not isinstance(table, list) or len(table) > K.MAX_TABLE:
+        raise MeldmindError(f"cardverse observation: 'table' must be a list of at most "
+                            f"{K.MAX_TABLE} melds")
+    obs[K.O_TABLE_N] = len(table)
+    obs[K.O_TABLE_KIND:K.O_TABLE_KIND + K.MAX_TABLE] = -1
+    table_cards = 0
+    for t, meld in enumerate(table):
+        key = f"table[{t}]"
+        if not isinstance(meld, Mapping) or meld.get("kind") not in KINDS \
+                or not isinstance(meld.get("cards"), list):
+            raise MeldmindError(f"cardverse observation: {key!r} must be an object with 'kind' "
+                                "('group' or 'run') and 'cards'")
+        if meld.get("slot", t) != t:
+            raise MeldmindError(f"cardverse observation: {key!r} has slot {meld.get('slot')!r}")
+        kind = KINDS.index(meld["kind"])
+        mask = _table_mask_of(key, r.cards(key, meld["cards"]), kind)
+        if mask & table_cards:
+            raise MeldmindError(f"cardverse observation: {key!r} repeats a table card")
+        table_cards |= mask
+        obs[K.O_TABLE_MASK + t] = mask
+        obs[K.O_TABLE_KIND + t] = kind
+    taken = r.get("taken_from_discard")
+    if not isinstance(taken, list) or len(taken) != n:
+        raise MeldmindError(f"cardverse observation: 'taken_from_discard' must be a list of {n} "
+                            "card lists")
+    known_all = 0
+    for p, cards in enumerate(taken):
+        key = f"taken_from_discard[{p}]"
+        ids = r.cards(key, cards)
+        mask = sum(1 << c for c in ids)
+        if len(ids) > sizes[p] or (p == seat and mask & ~hand_mask) or (p != seat and mask & hand_mask):
+            raise MeldmindError(f"cardverse observation: {key!r} does not fit that seat's hand")
+        if mask & known_all:
+            raise MeldmindError(f"cardverse observation: {key!r} repeats a card")
+        known_all |= mask
+        obs[K.O_KNOWN + p] = mask
+    taken_now = r.get("taken_this_turn")
+    if taken_now is None:
+        obs[K.O_TAKEN] = -1
+    else:
+        (card,) = r.cards("taken_this_turn", [taken_now])
+        if phase != "play" or not ((int(obs[K.O_KNOWN + to_move]) | table_cards) >> card) & 1:
+            raise MeldmindError("cardverse observation: 'taken_this_turn' must be a card the seat "
+                                "to move took from the discard this turn (held or laid)")
+        obs[K.O_TAKEN] = card
+    obs[K.O_GAME_WINNER] = winner = r.optional_int("game_winner", 0, n - 1)
+    if (winner >= 0) != over:
+        raise MeldmindError("cardverse observation: 'game_winner' must be set exactly when the "
+                            "game is over")
+    last = r.get("last_hand")
+    if last is None:
+        obs[K.O_LAST_WINNER] = -1
+        obs[K.O_LAST_END] = 0
+    else:
+        if not isinstance(last, Mapping) or last.get("end") not in HAND_ENDS[1:]:
+            raise MeldmindError("cardverse observation: 'last_hand' must be null or an object "
+                                "with 'winner', 'end' (out, empty_stock, max_turns), 'hand_values'")
+        obs[K.O_LAST_WINNER] = _Reader.int_in("last_hand.winner", last.get("winner"), 0, n - 1)
+        obs[K.O_LAST_END] = HAND_ENDS.index(last["end"])
+        obs[K.O_LAST_VALUES:K.O_LAST_VALUES + n] = _Reader.int_list(
+            "last_hand.hand_values", last.get("hand_values"), n, 0, 52 * 11)
+    # the cards: pairwise disjoint, and the counts add up to the deck
+    pile_mask = sum(1 << c for c in pile)
+    parts = (hand_mask, pile_mask, table_cards, known_all & ~hand_mask)
+    union = 0
+    for part in parts:
+        if union & part:
+            raise MeldmindError("cardverse observation: a card appears twice among the hand, the "
+                                "discard pile, the table and the cards taken from the discard")
+        union |= part
+    if sum(sizes) + stock + len(pile) + bin(table_cards).count("1") != 52:
+        raise MeldmindError("cardverse observation: hand sizes, stock, discard pile and table "
+                            "must add up to 52 cards")
+    return obs
