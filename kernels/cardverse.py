@@ -52,6 +52,7 @@ import numpy as np
 from numba import njit
 
 from . import bridge
+from .bits import lowest_bit, popcount
 from .rng import below, seed_slot, shuffle
 
 # --- parameters ---------------------------------------------------------------------------
@@ -198,33 +199,11 @@ RUN_START = _run_start()
 MELD_MASK, MELD_KIND = _catalog()
 CARD_VALUE = np.array([min(c % 13 + 1, 10) for c in range(NUM_CARDS)], dtype=np.int64)
 # index of a power of two by its residue mod 67 (all 2**i, i < 64, differ mod 67)
-_MOD67 = np.full(67, -1, dtype=np.int64)
-for _i in range(64):
-    _MOD67[pow(2, _i, 67)] = _i
-del _i
 
 
 # ---------------------------------------------------------------------------------------------
 # Bit helpers
 # ---------------------------------------------------------------------------------------------
-
-@njit(cache=True)
-def popcount(x):
-    """Number of set bits of a non-negative int64 below 2**62."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    x = x + (x >> 8)
-    x = x + (x >> 16)
-    x = x + (x >> 32)
-    return x & 0x7F
-
-
-@njit(cache=True)
-def lowest_bit(x):
-    """Index of the lowest set bit of a positive int64 below 2**62."""
-    return _MOD67[(x & -x) % 67]
-
 
 @njit(cache=True)
 def _positions(hand, suit):

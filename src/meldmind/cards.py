@@ -184,3 +184,9 @@ def is_joker(variant: Variant | str, card: int) -> bool:
         first, copies, _ = KIROLO_ACTIONS["JOKER"]
         return first <= card < first + copies
     return card in JOKER_52
+
+
+def mask_cards(variant: Variant | str, mask: int) -> list[str]:
+    """The canonical texts of the cards of a 52-card hand mask, in id order."""
+    mask = int(mask)
+    return [format_card(variant, c) for c in range(54) if mask >> c & 1]

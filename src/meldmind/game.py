@@ -62,10 +62,10 @@ def game_module(variant: str) -> ModuleType:
 
 
 @functools.cache
-def _action_texts(variant: str) -> dict[int, str]:
-    """Every action id's text, for reading moves given as text."""
+def _action_ids(variant: str, phase: int) -> dict[str, int]:
+    """Every action id by its lower-case text in a phase, for reading moves given as text."""
     module = game_module(variant)
-    return {a: module.action_text(a) for a in range(module.KERNEL.NUM_ACTIONS)}
+    return {module.action_text(a, phase).lower(): a for a in range(module.KERNEL.NUM_ACTIONS)}
 
 
 def resolve_game_options(module: ModuleType, variant: str, options: Mapping[str, Any] | None
@@ -138,8 +138,12 @@ class Game:
         n = self._kernel.legal_actions(self._state, self._buffer)
         return self._buffer[:n].tolist()
 
+    def _phase(self) -> int:
+        return int(self._state[self._kernel.S_PHASE])
+
     def legal_moves(self) -> list[Move]:
-        return [Move(a, self._module.action_text(a)) for a in self._legal_ids()]
+        phase = self._phase()
+        return [Move(a, self._module.action_text(a, phase)) for a in self._legal_ids()]
 
     def _observation_array(self, seat: int) -> np.ndarray:
         if not isinstance(seat, int) or not 0 <= seat < self.players:
@@ -168,10 +172,10 @@ class Game:
             raise MeldmindError(f"a move JSON needs an 'id' or a 'text': {dict(move)!r}")
         if isinstance(move, str):
             wanted = " ".join(move.lower().split())
-            for action, text in _action_texts(self.variant).items():
-                if text.lower() == wanted:
-                    return action
-            raise MeldmindError(f"unknown move {move!r} for {self.variant}")
+            action = _action_ids(self.variant, self._phase()).get(wanted)
+            if action is None:
+                raise MeldmindError(f"unknown move {move!r} for {self.variant}")
+            return action
         raise MeldmindError(f"a move is a Move, an action id, a move dict or a text, not {move!r}")
 
     def play(self, move: Any) -> Move:
@@ -181,7 +185,7 @@ class Game:
         if not 0 <= action < self._kernel.NUM_ACTIONS:
             raise IllegalMove(f"action id {action} is outside 0..{self._kernel.NUM_ACTIONS - 1}")
         reason = int(self._kernel.illegal_reason(self._state, action))
-        text = self._module.action_text(action)
+        text = self._module.action_text(action, self._phase())
         if reason:
             raise IllegalMove(f"{text}: {self._module.REASONS[reason]}")
         seat = self.to_move

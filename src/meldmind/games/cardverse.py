@@ -16,13 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import format_card, parse_cards
+from ..cards import format_card, mask_cards, parse_cards
+from .fields import OBS_FORMAT, OBS_VERSION, FieldReader
 from ..errors import MeldmindError, OptionError
 from ..kernels import cardverse as KERNEL
 
 VARIANT = "cardverse"
-OBS_FORMAT = "meldmind.observation"
-OBS_VERSION = 1
 
 
 def _bool(value: Any) -> bool:
@@ -141,7 +140,7 @@ def _decode(action: int) -> tuple[str, dict[str, Any]]:
     return "lay_off", {"card": _card(card), "slot": slot, "end": END_NAMES[end]}
 
 
-def action_text(action: int) -> str:
+def action_text(action: int, phase: int | None = None) -> str:
     """Short text of an action id, e.g. ``"discard 9S"``, ``"lay off 8H on meld 2 (high end)"``."""
     kind, info = _decode(action)
     if kind == "draw_stock":
@@ -180,11 +179,6 @@ def meld_action(cards: str | Iterable[str]) -> int:
 # Observations
 # ---------------------------------------------------------------------------------------------
 
-def _mask_cards(mask: int) -> list[str]:
-    mask = int(mask)
-    return [_card(c) for c in range(52) if mask >> c & 1]
-
-
 def _table_cards(mask: int, kind: int) -> list[str]:
     cards = [c for c in range(52) if int(mask) >> c & 1]
     if kind == KERNEL.KIND_RUN:
@@ -214,7 +208,7 @@ def observation_dict(obs: np.ndarray, legal: Sequence[int] | None) -> dict[str, 
         "to_move": o[K.O_CURRENT] if o[K.O_CURRENT] >= 0 else None,
         "hand_number": o[K.O_HAND_NO],
         "turn": o[K.O_TURN],
-        "hand": _mask_cards(o[K.O_HAND]),
+        "hand": mask_cards(VARIANT, o[K.O_HAND]),
         "hand_sizes": o[K.O_HAND_N:K.O_HAND_N + n],
         "scores": o[K.O_SCORES:K.O_SCORES + n],
         "stock_size": o[K.O_STOCK_N],
@@ -222,7 +216,7 @@ def observation_dict(obs: np.ndarray, legal: Sequence[int] | None) -> dict[str, 
         "table": [{"slot": t, "kind": KINDS[o[K.O_TABLE_KIND + t]],
                    "cards": _table_cards(o[K.O_TABLE_MASK + t], o[K.O_TABLE_KIND + t])}
                   for t in range(o[K.O_TABLE_N])],
-        "taken_from_discard": [_mask_cards(o[K.O_KNOWN + p]) for p in range(n)],
+        "taken_from_discard": [mask_cards(VARIANT, o[K.O_KNOWN + p]) for p in range(n)],
         "taken_this_turn": _card(o[K.O_TAKEN]) if o[K.O_TAKEN] >= 0 else None,
         "game_winner": o[K.O_GAME_WINNER] if o[K.O_GAME_WINNER] >= 0 else None,
         "last_hand": last,
@@ -232,52 +226,15 @@ def observation_dict(obs: np.ndarray, legal: Sequence[int] | None) -> dict[str, 
     return d
 
 
-class _Reader:
-    """Field access with type and range checks; every failure names the field."""
-
-    def __init__(self, d: Mapping[str, Any]):
-        self.d = d
-
-    def get(self, key: str) -> Any:
-        if key not in self.d:
-            raise MeldmindError(f"cardverse observation: missing field {key!r}")
-        return self.d[key]
-
-    @staticmethod
-    def int_in(key: str, value: Any, lo: int, hi: int) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise MeldmindError(f"cardverse observation: {key!r} must be an integer from {lo} to "
-                                f"{hi}, not {value!r}")
-        return value
-
-    def int(self, key: str, lo: int, hi: int) -> int:
-        return self.int_in(key, self.get(key), lo, hi)
-
-    def optional_int(self, key: str, lo: int, hi: int) -> int:
-        value = self.get(key)
-        return -1 if value is None else self.int_in(key, value, lo, hi)
-
-    @staticmethod
-    def int_list(key: str, value: Any, n: int, lo: int, hi: int) -> list[int]:
-        if not isinstance(value, list) or len(value) != n:
-            raise MeldmindError(f"cardverse observation: {key!r} must be a list of {n} integers")
-        return [_Reader.int_in(f"{key}[{i}]", v, lo, hi) for i, v in enumerate(value)]
-
-    @staticmethod
-    def cards(key: str, value: Any) -> list[int]:
-        if not isinstance(value, list):
-            raise MeldmindError(f"cardverse observation: {key!r} must be a list of cards")
-        try:
-            return parse_cards(VARIANT, value)
-        except MeldmindError as error:
-            raise MeldmindError(f"cardverse observation: {key!r}: {error}") from None
+class _Reader(FieldReader):
+    variant = VARIANT
 
 
 def _meld_mask_of(key: str, cards: list[int], kind: int) -> int:
     mask = sum(1 << c for c in cards)
     ok = [int(k) for k in np.flatnonzero(KERNEL.MELD_MASK == mask)]
     if not ok or KERNEL.MELD_KIND[ok[0]] != kind:
-        raise MeldmindError(f"cardverse observation: {key!r} is not a valid {KINDS[kind]}: "
+        raise _Reader.fail(f"{key!r} is not a valid {KINDS[kind]}: "
                             f"{' '.join(_card(c) for c in cards)}")
     return mask
 
@@ -285,7 +242,7 @@ def _meld_mask_of(key: str, cards: list[int], kind: int) -> int:
 def _table_mask_of(key: str, cards: list[int], kind: int) -> int:
     """A table meld is always a catalog meld: lay-offs grow groups to 4 and runs up to 2..A."""
     if len(cards) < 3:
-        raise MeldmindError(f"cardverse observation: {key!r} needs at least 3 cards")
+        raise _Reader.fail(f"{key!r} needs at least 3 cards")
     return _meld_mask_of(key, cards, kind)
 
 
@@ -296,35 +253,26 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     counts add up to 52); a bad JSON raises ``MeldmindError`` naming the field.
     """
     K = KERNEL
-    if not isinstance(d, Mapping):
-        raise MeldmindError(f"a cardverse observation must be a JSON object, not {type(d).__name__}")
-    r = _Reader(d)
-    if r.get("format") != OBS_FORMAT:
-        raise MeldmindError(f"not a meldmind observation: expected \"format\": \"{OBS_FORMAT}\"")
-    if r.get("version") != OBS_VERSION:
-        raise MeldmindError(f"unsupported observation version {d.get('version')!r}; this meldmind "
-                            f"reads version {OBS_VERSION}")
-    if r.get("variant") != VARIANT:
-        raise MeldmindError(f"not a cardverse observation: variant {d.get('variant')!r}")
+    r = _Reader.open(d)
     options = r.get("options")
     if not isinstance(options, Mapping):
         raise MeldmindError("cardverse observation: 'options' must be an object")
     for name, (_, _, check) in OPTIONS.items():
         if name not in options:
-            raise MeldmindError(f"cardverse observation: missing option {name!r}")
+            raise _Reader.fail(f"missing option {name!r}")
         if not check(options[name]):
-            raise MeldmindError(f"cardverse observation: option {name!r} must be {check.__doc__}, "
+            raise _Reader.fail(f"option {name!r} must be {check.__doc__}, "
                                 f"not {options[name]!r}")
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
-        raise MeldmindError(f"cardverse observation: unknown option {unknown[0]!r}")
+        raise _Reader.fail(f"unknown option {unknown[0]!r}")
     n = options["num_players"]
     obs = np.zeros(K.OBS_SIZE, dtype=np.int64)
     obs[K.O_PARAMS:K.O_PARAMS + K.PARAMS_SIZE] = make_params(options)
     obs[K.O_SEAT] = seat = r.int("seat", 0, n - 1)
     phase = r.get("phase")
     if phase not in PHASES:
-        raise MeldmindError(f"cardverse observation: 'phase' must be one of {PHASES}, not {phase!r}")
+        raise _Reader.fail(f"'phase' must be one of {PHASES}, not {phase!r}")
     obs[K.O_PHASE] = PHASES.index(phase)
     over = phase == "game_over"
     to_move = r.optional_int("to_move", 0, n - 1)
@@ -338,7 +286,7 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     obs[K.O_HAND] = hand_mask = sum(1 << c for c in hand)
     sizes = r.int_list("hand_sizes", r.get("hand_sizes"), n, 0, 52)
     if sizes[seat] != len(hand):
-        raise MeldmindError(f"cardverse observation: hand_sizes[{seat}] = {sizes[seat]} but the "
+        raise _Reader.fail(f"hand_sizes[{seat}] = {sizes[seat]} but the "
                             f"hand holds {len(hand)} cards")
     obs[K.O_HAND_N:K.O_HAND_N + n] = sizes
     obs[K.O_SCORES:K.O_SCORES + n] = r.int_list("scores", r.get("scores"), n, 0, 10**12)
@@ -349,7 +297,7 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     obs[K.O_DISCARD:K.O_DISCARD + len(pile)] = pile
     table = r.get("table")
     if not isinstance(table, list) or len(table) > K.MAX_TABLE:
-        raise MeldmindError(f"cardverse observation: 'table' must be a list of at most "
+        raise _Reader.fail(f"'table' must be a list of at most "
                             f"{K.MAX_TABLE} melds")
     obs[K.O_TABLE_N] = len(table)
     obs[K.O_TABLE_KIND:K.O_TABLE_KIND + K.MAX_TABLE] = -1
@@ -358,20 +306,20 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
         key = f"table[{t}]"
         if not isinstance(meld, Mapping) or meld.get("kind") not in KINDS \
                 or not isinstance(meld.get("cards"), list):
-            raise MeldmindError(f"cardverse observation: {key!r} must be an object with 'kind' "
+            raise _Reader.fail(f"{key!r} must be an object with 'kind' "
                                 "('group' or 'run') and 'cards'")
         if meld.get("slot", t) != t:
-            raise MeldmindError(f"cardverse observation: {key!r} has slot {meld.get('slot')!r}")
+            raise _Reader.fail(f"{key!r} has slot {meld.get('slot')!r}")
         kind = KINDS.index(meld["kind"])
         mask = _table_mask_of(key, r.cards(key, meld["cards"]), kind)
         if mask & table_cards:
-            raise MeldmindError(f"cardverse observation: {key!r} repeats a table card")
+            raise _Reader.fail(f"{key!r} repeats a table card")
         table_cards |= mask
         obs[K.O_TABLE_MASK + t] = mask
         obs[K.O_TABLE_KIND + t] = kind
     taken = r.get("taken_from_discard")
     if not isinstance(taken, list) or len(taken) != n:
-        raise MeldmindError(f"cardverse observation: 'taken_from_discard' must be a list of {n} "
+        raise _Reader.fail(f"'taken_from_discard' must be a list of {n} "
                             "card lists")
     known_all = 0
     for p, cards in enumerate(taken):
@@ -379,9 +327,9 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
         ids = r.cards(key, cards)
         mask = sum(1 << c for c in ids)
         if len(ids) > sizes[p] or (p == seat and mask & ~hand_mask) or (p != seat and mask & hand_mask):
-            raise MeldmindError(f"cardverse observation: {key!r} does not fit that seat's hand")
+            raise _Reader.fail(f"{key!r} does not fit that seat's hand")
         if mask & known_all:
-            raise MeldmindError(f"cardverse observation: {key!r} repeats a card")
+            raise _Reader.fail(f"{key!r} repeats a card")
         known_all |= mask
         obs[K.O_KNOWN + p] = mask
     taken_now = r.get("taken_this_turn")

@@ -1,0 +1,795 @@
+"""Gin Rummy: the rules kernel (numba).
+
+Rules source: RULES.md §5 = OpenSpiel ``gin_rummy`` with its default parameters (open_spiel
+2.0.2, ``gin_rummy.cc`` / ``gin_rummy_utils.cc``), with one deliberate difference: knock
+legality uses the *exact* minimum deadwood. OpenSpiel decides a knock from an 11-card heuristic
+(best meld arrangement of all 11 cards minus the highest unmelded card) that is sometimes too
+high, never too low; here a knock is legal iff some discard leaves an exact 10-card deadwood
+<= ``knock_card`` (in the Discard phase, and at the Wall with the upcard counted in the hand).
+
+Parameters (``params`` array from ``meldmind.games.gin.make_params``; defaults = OpenSpiel's):
+
+=================  =======  ====================================================
+index              default  meaning
+=================  =======  ====================================================
+P_KNOCK_CARD       10       the knocker's deadwood must be <= this
+P_GIN_BONUS        25       added to the knocker's score for gin (deadwood 0)
+P_UNDERCUT_BONUS   25       subtracted again when the knocker's score is < 0
+=================  =======  ====================================================
+
+Fixed: 2 players, 52 cards, 10 cards each, one upcard, the wall at 2 stock cards, the game
+drawn at the 50th Draw-phase upcard take (OpenSpiel's ``kMaxNumDrawUpcardActions``), Oklahoma off.
+
+Cards: id = ``suit * 13 + rank - 1`` with suits C D H S (meldmind's bit layout), ranks A..K;
+values A = 1, 2..10 face, J/Q/K = 10. Aces are low only.
+
+Action ids (OpenSpiel's numbering scheme, meldmind's suit index):
+
+=========  ===========================================================================
+0..51      a card: discard it (Discard, Knock phases) or lay it off (Layoff phase)
+52         draw the upcard
+53         draw from the stock
+54         pass (first upcard, end of melds / layoffs, Wall)
+55         knock
+56..240    lay meld ``action - 56``. Meld ids (185):
+           0..64    sets: rank r = id // 5, k = id % 5; k < 4: the three cards of rank r
+                    without suit k (C=0 D=1 H=2 S=3); k = 4: all four
+           65..108  3-card runs: j = id - 65, suit = j // 11, lowest rank = j % 11
+           109..148 4-card runs: j = id - 109, suit = j // 10, lowest rank = j % 10
+           149..184 5-card runs: j = id - 149, suit = j // 9, lowest rank = j % 9
+=========  ===========================================================================
+
+Longer runs are laid as two melds, as in OpenSpiel.
+
+Phases (OpenSpiel's enum): 0 Deal (never current: ``new_state`` deals), 1 FirstUpcard, 2 Draw,
+3 Discard, 4 Knock, 5 Layoff, 6 Wall, 7 GameOver.
+
+Randomness: ``kernels/rng.py`` (splitmix64) in state slot ``S_RNG``. ``new_state`` shuffles the
+52 cards (Fisher-Yates): cards 0..9 to seat 0, 10..19 to seat 1, 20 the upcard, 21..51 the stock;
+stock draws pop from the end of ``S_STOCK[:S_STOCK_SIZE]``. Seat 0 acts first.
+
+Hands and other card sets are bit masks (< 2**52) kept in int64 slots, so copying a state is
+one array copy.
+"""
+import numpy as np
+from numba import njit
+
+from .bits import lowest_bit, popcount
+from .bridge import deadwood as _bridge_deadwood
+from .rng import below, next_u64, seed_slot, shuffle
+
+NUM_PLAYERS = 2
+NUM_CARDS = 52
+HAND_SIZE = 10
+INITIAL_STOCK = 31
+WALL_STOCK = 2
+MAX_DRAW_UPCARD = 50
+
+# ---- actions ---------------------------------------------------------------------------------
+DRAW_UPCARD = 52
+DRAW_STOCK = 53
+PASS = 54
+KNOCK = 55
+MELD_BASE = 56
+NUM_MELDS = 185
+NUM_ACTIONS = MELD_BASE + NUM_MELDS          # 241
+NUM_SET_MELDS = 65
+
+# ---- phases ----------------------------------------------------------------------------------
+PH_DEAL = 0
+PH_FIRST_UPCARD = 1
+PH_DRAW = 2
+PH_DISCARD = 3
+PH_KNOCK = 4
+PH_LAYOFF = 5
+PH_WALL = 6
+PH_GAME_OVER = 7
+
+# ---- how the game ended (S_END) ---------------------------------------------------------------
+END_NONE = 0
+END_KNOCK = 1          # knock, scored
+END_WALL = 2           # pass at the wall: draw
+END_UPCARD_LIMIT = 3   # 50th Draw-phase upcard take: draw
+END_REPEATED = 4       # repeated-move draw
+
+# ---- parameters ------------------------------------------------------------------------------
+P_KNOCK_CARD = 0
+P_GIN_BONUS = 1
+P_UNDERCUT_BONUS = 2
+NUM_PARAMS = 3
+DEFAULT_PARAMS = (10, 25, 25)
+
+# ---- illegal_reason codes (REASONS in meldmind.games.gin, same order) ------------------------
+R_LEGAL = 0
+R_GAME_OVER = 1
+R_NO_SUCH_ACTION = 2
+R_FIRST_UPCARD = 3
+R_MUST_DRAW_STOCK = 4
+R_MUST_DRAW = 5
+R_MUST_DISCARD = 6
+R_NOT_IN_HAND = 7
+R_KNOCK_DEADWOOD = 8
+R_KNOCK_DISCARD = 9
+R_KNOCKER_DISCARD_FIRST = 10
+R_MELD_NOT_IN_HAND = 11
+R_MELD_DEADWOOD = 12
+R_KNOCKER_PASS = 13
+R_KNOCKER_NO_LAYOFF = 14
+R_LAYOFF_NO_FIT = 15
+R_LAYOFF_BEFORE_MELDS = 16
+R_LAYOFFS_OVER = 17
+R_WALL = 18
+R_NOT_NOW = 19
+NUM_REASONS = 20
+
+# ---- state layout (int64 array) ---------------------------------------------------------------
+MAX_MELDS_LAID = 4      # per seat: 10 cards make at most 3 melds
+MAX_LAYOFFS = 10
+MAX_DISCARDS = 32       # at most 29 stock draws (31 -> 2) + the knocker's discard
+
+S_PHASE = 0
+S_CURRENT = 1           # seat to act (meaningless at GameOver)
+S_KNOCK_CARD = 2        # S_KNOCK_CARD .. S_UNDERCUT_BONUS: the parameters
+S_GIN_BONUS = 3
+S_UNDERCUT_BONUS = 4
+S_HAND = 5              # 2 slots: hand masks by seat
+S_KNOWN = 7             # 2 slots: cards of each seat's hand the other seat has seen (taken
+                        # upcards; the whole hand once it is shown at the end)
+S_UPCARD = 9            # -1 when none
+S_PREV_UPCARD = 10      # the upcard as it was when the current drawer drew (-1 none)
+S_UPCARD_DRAWS = 11     # Draw-phase upcard takes so far (both seats)
+S_REPEATED = 12         # repeated-move flag
+S_PASSED = 13           # 2 slots: passed on the first upcard
+S_KNOCKER = 15          # -1 before a knock
+S_FINISHED_LAYOFFS = 16
+S_DEADWOOD = 17         # 2 slots: final deadwood (unlaid total), set at each seat's last pass; -1
+S_END = 19
+S_STOCK_SIZE = 20
+S_DISCARD_COUNT = 21
+S_MELD_COUNT = 22       # 2 slots
+S_LAYOFF_COUNT = 24
+S_RNG = 25
+S_MELDS = 26            # 2 x MAX_MELDS_LAID meld ids, seat-major, in the order laid
+S_LAYOFFS = S_MELDS + NUM_PLAYERS * MAX_MELDS_LAID          # cards laid off, in order
+S_DISCARDS = S_LAYOFFS + MAX_LAYOFFS                        # dead discard pile, oldest first
+S_STOCK = S_DISCARDS + MAX_DISCARDS                         # stock; the next draw is the last
+STATE_SIZE = S_STOCK + 32
+
+# ---- observation layout (int64 array) ---------------------------------------------------------
+O_SEAT = 0
+O_PHASE = 1
+O_CURRENT = 2           # -1 at GameOver
+O_KNOCK_CARD = 3
+O_GIN_BONUS = 4
+O_UNDERCUT_BONUS = 5
+O_HAND = 6              # own hand mask
+O_HAND_SIZES = 7        # 2 slots, by seat
+O_KNOWN = 9             # 2 slots, by seat: cards publicly known to be in that seat's hand
+O_UPCARD = 11
+O_PREV_UPCARD = 12
+O_UPCARD_DRAWS = 13
+O_REPEATED = 14
+O_PASSED = 15           # 2 slots
+O_KNOCKER = 17
+O_FINISHED_LAYOFFS = 18
+O_DEADWOOD = 19         # 2 slots
+O_END = 21
+O_STOCK_SIZE = 22
+O_DISCARD_COUNT = 23
+O_MELD_COUNT = 24       # 2 slots
+O_LAYOFF_COUNT = 26
+O_MELDS = 27            # 2 x MAX_MELDS_LAID
+O_LAYOFFS = O_MELDS + NUM_PLAYERS * MAX_MELDS_LAID
+O_DISCARDS = O_LAYOFFS + MAX_LAYOFFS
+OBS_SIZE = O_DISCARDS + MAX_DISCARDS
+
+# ---- tables ----------------------------------------------------------------------------------
+ALL_CARDS = (1 << NUM_CARDS) - 1
+LANE = (1 << 13) - 1
+RUN_STARTS = sum(((1 << 11) - 1) << (13 * s) for s in range(4))   # ranks A..J of every suit
+
+
+def _meld_table():
+    masks = np.zeros(NUM_MELDS, dtype=np.int64)
+    for mid in range(NUM_MELDS):
+        if mid < NUM_SET_MELDS:
+            rank, k = divmod(mid, 5)
+            cards = [s * 13 + rank for s in range(4) if s != k]
+        else:
+            for base, length, per_suit in ((65, 3, 11), (109, 4, 10), (149, 5, 9)):
+                if mid < base + 4 * per_suit:
+                    suit, start = divmod(mid - base, per_suit)
+                    cards = [suit * 13 + start + i for i in range(length)]
+                    break
+        masks[mid] = sum(1 << c for c in cards)
+    return masks
+
+
+CARD_VALUE = np.array([min(10, c % 13 + 1) for c in range(NUM_CARDS)], dtype=np.int64)
+MELD_MASK = _meld_table()
+
+
+@njit(cache=True, inline="always")
+def bit(card):
+    return np.int64(1) << card
+
+
+@njit(cache=True)
+def hand_value(mask):
+    """Total card value of a mask (deadwood of cards left unmelded)."""
+    total = 0
+    m = mask
+    while m:
+        low = m & -m
+        total += CARD_VALUE[popcount(low - 1)]
+        m ^= low
+    return total
+
+
+@njit(cache=True, inline="always")
+def exact_deadwood(mask):
+    """Exact minimum deadwood of a hand (Cython hand algebra, variant gin)."""
+    return _bridge_deadwood(0, np.uint64(mask), 0) >> 8
+
+
+@njit(cache=True, inline="always")
+def meldable(h):
+    """Cards of ``h`` that belong to at least one meld formable from ``h``."""
+    s = h & (h >> 1) & (h >> 2) & RUN_STARTS
+    runs = s | (s << 1) | (s << 2)
+    a = h & LANE
+    b = (h >> 13) & LANE
+    c = (h >> 26) & LANE
+    d = (h >> 39) & LANE
+    r3 = (a & b & c) | (a & b & d) | (a & c & d) | (b & c & d)
+    return runs | (h & (r3 | (r3 << 13) | (r3 << 26) | (r3 << 39)))
+
+
+@njit(cache=True)
+def can_knock_with(h, knock_card):
+    """Exact rule: True iff discarding some card of ``h`` (11 cards) leaves deadwood <= knock_card."""
+    # Cards in no meld stay deadwood after any discard but their own: a cheap lower bound.
+    isolated = h & ~meldable(h)
+    iso_total = 0
+    iso_max = 0
+    m = isolated
+    while m:
+        low = m & -m
+        v = CARD_VALUE[popcount(low - 1)]
+        iso_total += v
+        if v > iso_max:
+            iso_max = v
+        m ^= low
+    if iso_total - iso_max > knock_card:
+        return False
+    full = exact_deadwood(h)
+    # deadwood(h - c) >= deadwood(h) - value(c)
+    if full - 10 > knock_card:
+        return False
+    m = h
+    while m:
+        low = m & -m
+        if full - CARD_VALUE[popcount(low - 1)] <= knock_card:
+            if exact_deadwood(h ^ low) <= knock_card:
+                return True
+        m ^= low
+    return False
+
+
+@njit(cache=True)
+def layoff_targets(state):
+    """OpenSpiel's AllLayoffs: cards that fit the knocker's laid melds given the layoffs so far
+    (a set of three takes its fourth card; a run takes one card beyond each end as laid, and one
+    more beyond a card already laid off there)."""
+    k = state[S_KNOCKER]
+    laid_off = 0
+    for i in range(state[S_LAYOFF_COUNT]):
+        laid_off |= bit(state[S_LAYOFFS + i])
+    out = 0
+    for i in range(state[S_MELD_COUNT + k]):
+        mid = state[S_MELDS + k * MAX_MELDS_LAID + i]
+        m = MELD_MASK[mid]
+        if mid < NUM_SET_MELDS:
+            if mid % 5 < 4:
+                out |= bit((mid % 5) * 13 + mid // 5)
+        else:
+            ends = _run_ends(m)
+            ext = m | (laid_off & ends)
+            out |= _run_ends(ext)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _run_ends(m):
+    lo = lowest_bit(m)
+    hi = lo + popcount(m) - 1
+    e = 0
+    if lo % 13 > 0:
+        e |= bit(lo - 1)
+    if hi % 13 < 12:
+        e |= bit(hi + 1)
+    return e
+
+
+# ---- state ------------------------------------------------------------------------------------
+@njit(cache=True)
+def _deal(state, params, seed, deck):
+    state[:] = 0
+    state[S_KNOCK_CARD] = params[P_KNOCK_CARD]
+    state[S_GIN_BONUS] = params[P_GIN_BONUS]
+    state[S_UNDERCUT_BONUS] = params[P_UNDERCUT_BONUS]
+    seed_slot(state, S_RNG, seed)
+    for c in range(NUM_CARDS):
+        deck[c] = c
+    shuffle(state, S_RNG, deck, NUM_CARDS)
+    h0 = 0
+    h1 = 0
+    for i in range(HAND_SIZE):
+        h0 |= bit(deck[i])
+        h1 |= bit(deck[HAND_SIZE + i])
+    state[S_HAND] = h0
+    state[S_HAND + 1] = h1
+    state[S_UPCARD] = deck[2 * HAND_SIZE]
+    for i in range(INITIAL_STOCK):
+        state[S_STOCK + i] = deck[2 * HAND_SIZE + 1 + i]
+    state[S_STOCK_SIZE] = INITIAL_STOCK
+    state[S_PREV_UPCARD] = -1
+    state[S_KNOCKER] = -1
+    state[S_DEADWOOD] = -1
+    state[S_DEADWOOD + 1] = -1
+    state[S_PHASE] = PH_FIRST_UPCARD
+    state[S_CURRENT] = 0
+
+
+@njit(cache=True)
+def new_state(params, seed):
+    """A fresh game dealt from ``seed``; seat 0 decides first on the upcard."""
+    state = np.empty(STATE_SIZE, dtype=np.int64)
+    deck = np.empty(NUM_CARDS, dtype=np.int64)
+    _deal(state, params, seed, deck)
+    return state
+
+
+@njit(cache=True)
+def current_player(state):
+    if state[S_PHASE] == PH_GAME_OVER:
+        return -1
+    return state[S_CURRENT]
+
+
+@njit(cache=True)
+def is_terminal(state):
+    return state[S_PHASE] == PH_GAME_OVER
+
+
+@njit(cache=True)
+def returns(state, out):
+    """OpenSpiel's scoring: r = dw[defender] - dw[knocker] (+ gin bonus at 0); if r < 0 the
+    undercut bonus is subtracted. Draws and unfinished games score 0."""
+    out[0] = 0.0
+    out[1] = 0.0
+    if state[S_PHASE] != PH_GAME_OVER or state[S_END] != END_KNOCK:
+        return
+    k = state[S_KNOCKER]
+    dk = state[S_DEADWOOD + k]
+    r = state[S_DEADWOOD + 1 - k] - dk
+    if dk == 0:
+        r += state[S_GIN_BONUS]
+    if r < 0:
+        r -= state[S_UNDERCUT_BONUS]
+    out[k] = r
+    out[1 - k] = -r
+
+
+@njit(cache=True)
+def legal_actions(state, out):
+    """Writes the legal action ids in ascending order into ``out``; returns how many."""
+    phase = state[S_PHASE]
+    p = state[S_CURRENT]
+    h = state[S_HAND + p]
+    kc = state[S_KNOCK_CARD]
+    n = 0
+    if phase == PH_FIRST_UPCARD:
+        if state[S_PASSED] and state[S_PASSED + 1]:
+            out[0] = DRAW_STOCK
+            return 1
+        out[0] = DRAW_UPCARD
+        out[1] = PASS
+        return 2
+    if phase == PH_DRAW:
+        out[0] = DRAW_UPCARD
+        out[1] = DRAW_STOCK
+        return 2
+    if phase == PH_DISCARD:
+        m = h
+        while m:
+            low = m & -m
+            out[n] = popcount(low - 1)
+            n += 1
+            m ^= low
+        if can_knock_with(h, kc):
+            out[n] = KNOCK
+            n += 1
+        return n
+    if phase == PH_KNOCK:
+        if popcount(h) == HAND_SIZE + 1:
+            m = h
+            while m:
+                low = m & -m
+                if exact_deadwood(h ^ low) <= kc:
+                    out[n] = popcount(low - 1)
+                    n += 1
+                m ^= low
+            return n
+        if hand_value(h) <= kc:
+            out[n] = PASS
+            n += 1
+        for mid in range(NUM_MELDS):
+            mm = MELD_MASK[mid]
+            if (h & mm) == mm and exact_deadwood(h ^ mm) <= kc:
+                out[n] = MELD_BASE + mid
+                n += 1
+        return n
+    if phase == PH_LAYOFF:
+        if not state[S_FINISHED_LAYOFFS]:
+            m = h & layoff_targets(state)
+            while m:
+                low = m & -m
+                out[n] = popcount(low - 1)
+                n += 1
+                m ^= low
+            out[n] = PASS
+            return n + 1
+        out[0] = PASS
+        n = 1
+        for mid in range(NUM_MELDS):
+            mm = MELD_MASK[mid]
+            if (h & mm) == mm:
+                out[n] = MELD_BASE + mid
+                n += 1
+        return n
+    if phase == PH_WALL:
+        out[0] = PASS
+        if can_knock_with(h | bit(state[S_UPCARD]), kc):
+            out[1] = KNOCK
+            return 2
+        return 1
+    return 0
+
+
+@njit(cache=True)
+def illegal_reason(state, action):
+    """0 if ``action`` is legal, else a code indexing ``REASONS`` (R_* constants above)."""
+    if action < 0 or action >= NUM_ACTIONS:
+        return R_NO_SUCH_ACTION
+    phase = state[S_PHASE]
+    if phase == PH_GAME_OVER:
+        return R_GAME_OVER
+    p = state[S_CURRENT]
+    h = state[S_HAND + p]
+    kc = state[S_KNOCK_CARD]
+    is_card = action < NUM_CARDS
+    is_meld = action >= MELD_BASE
+    if phase == PH_FIRST_UPCARD:
+        if state[S_PASSED] and state[S_PASSED + 1]:
+            return 0 if action == DRAW_STOCK else R_MUST_DRAW_STOCK
+        return 0 if action == DRAW_UPCARD or action == PASS else R_FIRST_UPCARD
+    if phase == PH_DRAW:
+        return 0 if action == DRAW_UPCARD or action == DRAW_STOCK else R_MUST_DRAW
+    if phase == PH_DISCARD:
+        if is_card:
+            return 0 if h & bit(action) else R_NOT_IN_HAND
+        if action == KNOCK:
+            return 0 if can_knock_with(h, kc) else R_KNOCK_DEADWOOD
+        return R_MUST_DISCARD
+    if phase == PH_KNOCK:
+        if popcount(h) == HAND_SIZE + 1:
+            if not is_card:
+                return R_KNOCKER_DISCARD_FIRST
+            if not h & bit(action):
+                return R_NOT_IN_HAND
+            return 0 if exact_deadwood(h ^ bit(action)) <= kc else R_KNOCK_DISCARD
+        if is_meld:
+            mm = MELD_MASK[action - MELD_BASE]
+            if (h & mm) != mm:
+                return R_MELD_NOT_IN_HAND
+            return 0 if exact_deadwood(h ^ mm) <= kc else R_MELD_DEADWOOD
+        if action == PASS:
+            return 0 if hand_value(h) <= kc else R_KNOCKER_PASS
+        if is_card:
+            return R_KNOCKER_NO_LAYOFF
+        return R_NOT_NOW
+    if phase == PH_LAYOFF:
+        if action == PASS:
+            return 0
+        if not state[S_FINISHED_LAYOFFS]:
+            if is_card:
+                if not h & bit(action):
+                    return R_NOT_IN_HAND
+                return 0 if layoff_targets(state) & bit(action) else R_LAYOFF_NO_FIT
+            if is_meld:
+                return R_LAYOFF_BEFORE_MELDS
+            return R_NOT_NOW
+        if is_meld:
+            mm = MELD_MASK[action - MELD_BASE]
+            return 0 if (h & mm) == mm else R_MELD_NOT_IN_HAND
+        if is_card:
+            return R_LAYOFFS_OVER
+        return R_NOT_NOW
+    # PH_WALL
+    if action == PASS:
+        return 0
+    if action == KNOCK:
+        return 0 if can_knock_with(h | bit(state[S_UPCARD]), kc) else R_KNOCK_DEADWOOD
+    return R_WALL
+
+
+@njit(cache=True)
+def _take_upcard(state, p):
+    up = state[S_UPCARD]
+    state[S_PREV_UPCARD] = up
+    state[S_HAND + p] |= bit(up)
+    state[S_KNOWN + p] |= bit(up)
+    state[S_UPCARD] = -1
+    state[S_PHASE] = PH_DISCARD
+
+
+@njit(cache=True)
+def _draw_stock(state, p):
+    up = state[S_UPCARD]
+    state[S_PREV_UPCARD] = up
+    if up >= 0:
+        state[S_DISCARDS + state[S_DISCARD_COUNT]] = up
+        state[S_DISCARD_COUNT] += 1
+    state[S_UPCARD] = -1
+    n = state[S_STOCK_SIZE] - 1
+    card = state[S_STOCK + n]
+    state[S_STOCK_SIZE] = n
+    state[S_HAND + p] |= bit(card)
+    state[S_PHASE] = PH_DISCARD
+    return card
+
+
+@njit(cache=True)
+def _lay_meld(state, p, mid):
+    state[S_MELDS + p * MAX_MELDS_LAID + state[S_MELD_COUNT + p]] = mid
+    state[S_MELD_COUNT + p] += 1
+    state[S_HAND + p] &= ~MELD_MASK[mid]
+    state[S_KNOWN + p] &= state[S_HAND + p]
+
+
+@njit(cache=True)
+def _game_over(state, end):
+    state[S_PHASE] = PH_GAME_OVER
+    state[S_END] = end
+
+
+@njit(cache=True)
+def apply_action(state, action):
+    """Applies a legal action in place. Returns the card drawn from the stock (known only to
+    the drawer), else -1."""
+    phase = state[S_PHASE]
+    p = state[S_CURRENT]
+    if phase == PH_FIRST_UPCARD:
+        if action == PASS:
+            state[S_PASSED + p] = 1
+            state[S_CURRENT] = 1 - p
+        elif action == DRAW_UPCARD:
+            _take_upcard(state, p)          # not counted toward the 50-take limit
+        else:
+            return _draw_stock(state, p)
+    elif phase == PH_DRAW:
+        if action == DRAW_UPCARD:
+            state[S_UPCARD_DRAWS] += 1
+            if state[S_UPCARD_DRAWS] == MAX_DRAW_UPCARD:
+                _game_over(state, END_UPCARD_LIMIT)
+                return -1
+            _take_upcard(state, p)
+        else:
+            return _draw_stock(state, p)
+    elif phase == PH_DISCARD:
+        if action == KNOCK:
+            state[S_KNOCKER] = p
+            state[S_PHASE] = PH_KNOCK
+        else:
+            state[S_HAND + p] ^= bit(action)
+            state[S_KNOWN + p] &= state[S_HAND + p]
+            state[S_UPCARD] = action
+            state[S_CURRENT] = 1 - p
+            if action == state[S_PREV_UPCARD]:
+                if state[S_REPEATED]:
+                    _game_over(state, END_REPEATED)
+                    return -1
+                state[S_REPEATED] = 1
+            else:
+                state[S_REPEATED] = 0
+            state[S_PHASE] = PH_WALL if state[S_STOCK_SIZE] == WALL_STOCK else PH_DRAW
+    elif phase == PH_KNOCK:
+        h = state[S_HAND + p]
+        if popcount(h) == HAND_SIZE + 1:
+            state[S_HAND + p] = h ^ bit(action)
+            state[S_KNOWN + p] &= state[S_HAND + p]
+            state[S_DISCARDS + state[S_DISCARD_COUNT]] = action
+            state[S_DISCARD_COUNT] += 1
+        elif action == PASS:
+            dw = hand_value(h)
+            state[S_DEADWOOD + p] = dw
+            state[S_KNOWN + p] = h          # the knocker shows the unmelded cards
+            if dw == 0:
+                state[S_FINISHED_LAYOFFS] = 1   # gin: no layoffs
+            state[S_CURRENT] = 1 - p
+            state[S_PHASE] = PH_LAYOFF
+        else:
+            _lay_meld(state, p, action - MELD_BASE)
+    elif phase == PH_LAYOFF:
+        if not state[S_FINISHED_LAYOFFS]:
+            if action == PASS:
+                state[S_FINISHED_LAYOFFS] = 1
+            else:
+                state[S_LAYOFFS + state[S_LAYOFF_COUNT]] = action
+                state[S_LAYOFF_COUNT] += 1
+                state[S_HAND + p] ^= bit(action)
+                state[S_KNOWN + p] &= state[S_HAND + p]
+        elif action == PASS:
+            h = state[S_HAND + p]
+            state[S_DEADWOOD + p] = hand_value(h)
+            state[S_KNOWN + p] = h          # showdown
+            _game_over(state, END_KNOCK)
+        else:
+            _lay_meld(state, p, action - MELD_BASE)
+    elif phase == PH_WALL:
+        if action == KNOCK:
+            up = state[S_UPCARD]
+            state[S_HAND + p] |= bit(up)    # the upcard joins the knocker's hand, face up
+            state[S_KNOWN + p] |= bit(up)
+            state[S_UPCARD] = -1
+            state[S_KNOCKER] = p
+            state[S_PHASE] = PH_KNOCK
+        else:
+            _game_over(state, END_WALL)
+    return -1
+
+
+# ---- information sets ---------------------------------------------------------------------------
+@njit(cache=True)
+def observe(state, seat, out):
+    """Seat's information set: own hand, everything public, and nothing hidden (not the stock
+    order, not the opponent's cards other than those it took face up or showed)."""
+    out[:] = 0
+    out[O_SEAT] = seat
+    out[O_PHASE] = state[S_PHASE]
+    out[O_CURRENT] = current_player(state)
+    out[O_KNOCK_CARD] = state[S_KNOCK_CARD]
+    out[O_GIN_BONUS] = state[S_GIN_BONUS]
+    out[O_UNDERCUT_BONUS] = state[S_UNDERCUT_BONUS]
+    out[O_HAND] = state[S_HAND + seat]
+    for s in range(NUM_PLAYERS):
+        out[O_HAND_SIZES + s] = popcount(state[S_HAND + s])
+        out[O_KNOWN + s] = state[S_KNOWN + s]
+        out[O_PASSED + s] = state[S_PASSED + s]
+        out[O_DEADWOOD + s] = state[S_DEADWOOD + s]
+        out[O_MELD_COUNT + s] = state[S_MELD_COUNT + s]
+    out[O_UPCARD] = state[S_UPCARD]
+    out[O_PREV_UPCARD] = state[S_PREV_UPCARD]
+    out[O_UPCARD_DRAWS] = state[S_UPCARD_DRAWS]
+    out[O_REPEATED] = state[S_REPEATED]
+    out[O_KNOCKER] = state[S_KNOCKER]
+    out[O_FINISHED_LAYOFFS] = state[S_FINISHED_LAYOFFS]
+    out[O_END] = state[S_END]
+    out[O_STOCK_SIZE] = state[S_STOCK_SIZE]
+    out[O_DISCARD_COUNT] = state[S_DISCARD_COUNT]
+    out[O_LAYOFF_COUNT] = state[S_LAYOFF_COUNT]
+    for i in range(NUM_PLAYERS * MAX_MELDS_LAID):
+        out[O_MELDS + i] = state[S_MELDS + i]
+    for i in range(MAX_LAYOFFS):
+        out[O_LAYOFFS + i] = state[S_LAYOFFS + i]
+    for i in range(MAX_DISCARDS):
+        out[O_DISCARDS + i] = state[S_DISCARDS + i]
+
+
+@njit(cache=True)
+def unseen_cards(obs):
+    """Cards the observing seat cannot place: the stock plus the opponent's hidden cards."""
+    seat = obs[O_SEAT]
+    seen = obs[O_HAND] | obs[O_KNOWN + 1 - seat]
+    if obs[O_UPCARD] >= 0:
+        seen |= bit(obs[O_UPCARD])
+    for i in range(obs[O_DISCARD_COUNT]):
+        seen |= bit(obs[O_DISCARDS + i])
+    for s in range(NUM_PLAYERS):
+        for i in range(obs[O_MELD_COUNT + s]):
+            seen |= MELD_MASK[obs[O_MELDS + s * MAX_MELDS_LAID + i]]
+    for i in range(obs[O_LAYOFF_COUNT]):
+        seen |= bit(obs[O_LAYOFFS + i])
+    return ALL_CARDS & ~seen
+
+
+@njit(cache=True)
+def determinize(obs, seed):
+    """A full state consistent with ``obs``: the opponent keeps its known cards and gets a
+    uniform sample of the unseen cards; the rest is the stock, shuffled."""
+    state = np.zeros(STATE_SIZE, dtype=np.int64)
+    seat = obs[O_SEAT]
+    opp = 1 - seat
+    state[S_PHASE] = obs[O_PHASE]
+    state[S_CURRENT] = obs[O_CURRENT] if obs[O_CURRENT] >= 0 else 0
+    state[S_KNOCK_CARD] = obs[O_KNOCK_CARD]
+    state[S_GIN_BONUS] = obs[O_GIN_BONUS]
+    state[S_UNDERCUT_BONUS] = obs[O_UNDERCUT_BONUS]
+    for s in range(NUM_PLAYERS):
+        state[S_KNOWN + s] = obs[O_KNOWN + s]
+        state[S_PASSED + s] = obs[O_PASSED + s]
+        state[S_DEADWOOD + s] = obs[O_DEADWOOD + s]
+        state[S_MELD_COUNT + s] = obs[O_MELD_COUNT + s]
+    state[S_UPCARD] = obs[O_UPCARD]
+    state[S_PREV_UPCARD] = obs[O_PREV_UPCARD]
+    state[S_UPCARD_DRAWS] = obs[O_UPCARD_DRAWS]
+    state[S_REPEATED] = obs[O_REPEATED]
+    state[S_KNOCKER] = obs[O_KNOCKER]
+    state[S_FINISHED_LAYOFFS] = obs[O_FINISHED_LAYOFFS]
+    state[S_END] = obs[O_END]
+    state[S_DISCARD_COUNT] = obs[O_DISCARD_COUNT]
+    state[S_LAYOFF_COUNT] = obs[O_LAYOFF_COUNT]
+    for i in range(NUM_PLAYERS * MAX_MELDS_LAID):
+        state[S_MELDS + i] = obs[O_MELDS + i]
+    for i in range(MAX_LAYOFFS):
+        state[S_LAYOFFS + i] = obs[O_LAYOFFS + i]
+    for i in range(MAX_DISCARDS):
+        state[S_DISCARDS + i] = obs[O_DISCARDS + i]
+    seed_slot(state, S_RNG, seed)
+    # Hidden cards: a uniform draw of the opponent's unknown cards, the rest in random order.
+    pool = np.empty(NUM_CARDS, dtype=np.int64)
+    n = 0
+    m = unseen_cards(obs)
+    while m:
+        low = m & -m
+        pool[n] = popcount(low - 1)
+        n += 1
+        m ^= low
+    shuffle(state, S_RNG, pool, n)
+    need = obs[O_HAND_SIZES + opp] - popcount(obs[O_KNOWN + opp])
+    h = obs[O_KNOWN + opp]
+    for i in range(need):
+        h |= bit(pool[i])
+    state[S_HAND + seat] = obs[O_HAND]
+    state[S_HAND + opp] = h
+    stock = n - need
+    for i in range(stock):
+        state[S_STOCK + i] = pool[need + i]
+    state[S_STOCK_SIZE] = stock
+    return state
+
+
+# ---- playouts ------------------------------------------------------------------------------------
+@njit(cache=True)
+def _playout(state, buffer):
+    count = 0
+    while state[S_PHASE] != PH_GAME_OVER:
+        n = legal_actions(state, buffer)
+        apply_action(state, buffer[below(state, S_RNG, n)])
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def random_playout(state, seed):
+    """Plays uniformly random legal actions in place until the game ends; returns how many."""
+    seed_slot(state, S_RNG, seed)
+    buffer = np.empty(NUM_ACTIONS, dtype=np.int64)
+    return _playout(state, buffer)
+
+
+@njit(cache=True)
+def random_games(params, seed, n):
+    """Plays ``n`` uniformly random games from seeds derived from ``seed``; returns the total
+    number of actions (a throughput benchmark)."""
+    seeds = np.empty(1, dtype=np.int64)
+    seed_slot(seeds, 0, seed)
+    state = np.empty(STATE_SIZE, dtype=np.int64)
+    deck = np.empty(NUM_CARDS, dtype=np.int64)
+    buffer = np.empty(NUM_ACTIONS, dtype=np.int64)
+    total = 0
+    for _ in range(n):
+        _deal(state, params, np.int64(next_u64(seeds, 0)), deck)
+        total += _playout(state, buffer)
+    return total

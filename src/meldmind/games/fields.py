@@ -1,0 +1,99 @@
+"""Checked reading of observation JSON fields, shared by the games' ``observation_array``.
+Every failure is a ``MeldmindError`` naming the variant and the field."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..cards import parse_cards
+from ..errors import MeldmindError
+
+
+OBS_FORMAT = "meldmind.observation"
+OBS_VERSION = 1
+
+
+class FieldReader:
+    """Subclass with ``variant`` set; the checks are classmethods so they also serve values
+    that are not top-level fields (list items, nested objects)."""
+
+    variant = ""
+
+    def __init__(self, d: Mapping[str, Any]):
+        self.d = d
+
+    @classmethod
+    def open(cls, d: Any) -> "FieldReader":
+        """A reader of ``d`` after checking it is an observation of this variant and version."""
+        if not isinstance(d, Mapping):
+            raise MeldmindError(f"a {cls.variant} observation must be a JSON object, not {type(d).__name__}")
+        reader = cls(d)
+        if reader.get("format") != OBS_FORMAT:
+            raise MeldmindError(f"not a meldmind observation: expected \"format\": \"{OBS_FORMAT}\"")
+        if reader.get("version") != OBS_VERSION:
+            raise MeldmindError(f"unsupported observation version {d.get('version')!r}; this "
+                                f"meldmind reads version {OBS_VERSION}")
+        if reader.get("variant") != cls.variant:
+            raise MeldmindError(f"not a {cls.variant} observation: variant {d.get('variant')!r}")
+        return reader
+
+    @classmethod
+    def fail(cls, message: str) -> MeldmindError:
+        return MeldmindError(f"{cls.variant} observation: {message}")
+
+    def get(self, key: str) -> Any:
+        if key not in self.d:
+            raise self.fail(f"missing field {key!r}")
+        return self.d[key]
+
+    @classmethod
+    def int_in(cls, key: str, value: Any, lo: int, hi: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise cls.fail(f"{key!r} must be an integer from {lo} to {hi}, not {value!r}")
+        return value
+
+    def int(self, key: str, lo: int, hi: int) -> int:
+        return self.int_in(key, self.get(key), lo, hi)
+
+    def optional_int(self, key: str, lo: int, hi: int) -> int:
+        """An integer or null (read as -1)."""
+        value = self.get(key)
+        return -1 if value is None else self.int_in(key, value, lo, hi)
+
+    @classmethod
+    def bool_in(cls, key: str, value: Any) -> int:
+        if not isinstance(value, bool):
+            raise cls.fail(f"{key!r} must be true or false, not {value!r}")
+        return int(value)
+
+    def bool(self, key: str) -> int:
+        return self.bool_in(key, self.get(key))
+
+    @classmethod
+    def int_list(cls, key: str, value: Any, n: int, lo: int, hi: int) -> list[int]:
+        if not isinstance(value, list) or len(value) != n:
+            raise cls.fail(f"{key!r} must be a list of {n} integers, not {value!r}")
+        return [cls.int_in(f"{key}[{i}]", v, lo, hi) for i, v in enumerate(value)]
+
+    @classmethod
+    def pair(cls, key: str, value: Any) -> list[Any]:
+        if not isinstance(value, list) or len(value) != 2:
+            raise cls.fail(f"{key!r} must be a list of 2 entries (one per seat), not {value!r}")
+        return value
+
+    @classmethod
+    def cards(cls, key: str, value: Any) -> list[int]:
+        if not isinstance(value, list):
+            raise cls.fail(f"{key!r} must be a list of cards, not {value!r}")
+        try:
+            return parse_cards(cls.variant, value)
+        except MeldmindError as error:
+            raise cls.fail(f"{key!r}: {error}") from None
+
+    def optional_card(self, key: str) -> int:
+        """A card or null (read as -1)."""
+        value = self.get(key)
+        if value is None:
+            return -1
+        if not isinstance(value, str):
+            raise self.fail(f"{key!r} must be a card or null, not {value!r}")
+        return self.cards(key, [value])[0]

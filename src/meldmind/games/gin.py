@@ -1,0 +1,317 @@
+"""Gin Rummy (RULES.md §5, OpenSpiel ``gin_rummy`` defaults): move texts and JSON over
+``kernels/gin.py``.
+
+The rules live only in the kernel; this module names its action ids and observation slots.
+Gin has no options: ``knock_card`` 10, ``gin_bonus`` 25 and ``undercut_bonus`` 25 are fixed
+(``PARAMETERS``).
+
+A card id (0..51) is a discard in the Discard and Knock phases and a lay-off in the Layoff
+phase; give ``phase`` to get the matching text.
+
+>>> action_text(52), action_text(55), action_text(8 + 13 * 3)
+('draw upcard', 'knock', 'discard 9S')
+>>> action_text(8 + 13 * 3, phase=KERNEL.PH_LAYOFF)
+'lay off 9S'
+>>> action_text(KERNEL.MELD_BASE + 30)   # rank 7 (30 // 5 = 6), without suit 0 (C)
+'lay meld 7D 7H 7S'
+>>> meld_action("7h 7s 7d") == KERNEL.MELD_BASE + 30
+True
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..cards import format_card, mask_cards, parse_cards
+from .fields import OBS_FORMAT, OBS_VERSION, FieldReader
+from ..errors import MeldmindError, OptionError
+from ..kernels import gin as KERNEL
+
+VARIANT = "gin"
+
+# Gin has no configurable options (RULES.md §5: OpenSpiel's default parameters).
+OPTIONS: dict[str, tuple[type, Any, Any]] = {}
+PARAMETERS = {"knock_card": 10, "gin_bonus": 25, "undercut_bonus": 25}   # read-only
+
+# REASONS[code] explains KERNEL.illegal_reason; the order is the kernel's R_* codes.
+REASONS: tuple[str, ...] = (
+    "legal",
+    "the game is over",
+    "unknown action id (gin actions are 0..240)",
+    "first upcard: take the upcard or pass",
+    "both players passed the first upcard: draw from the stock",
+    "draw first: take the upcard or draw from the stock",
+    "discard a card (or knock)",
+    "that card is not in your hand",
+    "knocking needs deadwood <= the knock card (10) after some discard",
+    "after knocking, the discard must leave deadwood <= the knock card (10)",
+    "after knocking, discard first",
+    "not every card of that meld is in your hand",
+    "laying that meld leaves no way to reach deadwood <= the knock card (10)",
+    "the knocker may pass only when the cards not laid total <= the knock card (10)",
+    "the knocker lays melds, not lay-offs",
+    "that card does not fit any of the knocker's melds",
+    "lay off first, then pass to lay your own melds",
+    "lay-offs are over (the knocker went gin, or you passed): lay melds or pass",
+    "two stock cards left (the wall): knock or pass",
+    "that move is not possible now",
+)
+assert len(REASONS) == KERNEL.NUM_REASONS
+
+PHASES = ("deal", "first_upcard", "draw", "discard", "knock", "layoff", "wall", "game_over")
+ENDS = (None, "knock", "wall", "upcard_limit", "repeated_move")
+
+
+def make_params(options: Mapping[str, Any] | None = None) -> np.ndarray:
+    """The kernel's parameter array; gin takes no options."""
+    options = dict(options or {})
+    if options:
+        raise OptionError(f"unknown option {sorted(options)[0]!r} for gin; gin has no options "
+                          "(knock card 10, gin bonus 25, undercut bonus 25)")
+    return np.array(KERNEL.DEFAULT_PARAMS, dtype=np.int64)
+
+
+# ---------------------------------------------------------------------------------------------
+# Actions
+# ---------------------------------------------------------------------------------------------
+
+def _card(card: int) -> str:
+    return format_card(VARIANT, int(card))
+
+
+def meld_cards(meld: int) -> list[int]:
+    """Card ids of meld id ``meld`` (0..184), ascending (sets in suit order C D H S)."""
+    mask = int(KERNEL.MELD_MASK[meld])
+    return [c for c in range(52) if mask >> c & 1]
+
+
+def meld_kind(meld: int) -> str:
+    return "set" if meld < KERNEL.NUM_SET_MELDS else "run"
+
+
+def _check_id(action: Any) -> int:
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)) \
+            or not 0 <= action < KERNEL.NUM_ACTIONS:
+        raise MeldmindError(f"not a gin action id: {action!r} (expected 0..{KERNEL.NUM_ACTIONS - 1})")
+    return int(action)
+
+
+def _decode(action: Any, phase: int | None) -> tuple[str, dict[str, Any]]:
+    action = _check_id(action)
+    if action < KERNEL.NUM_CARDS:
+        return ("lay_off" if phase == KERNEL.PH_LAYOFF else "discard"), {"card": _card(action)}
+    if action == KERNEL.DRAW_UPCARD:
+        return "draw_upcard", {}
+    if action == KERNEL.DRAW_STOCK:
+        return "draw_stock", {}
+    if action == KERNEL.PASS:
+        return "pass", {}
+    if action == KERNEL.KNOCK:
+        return "knock", {}
+    meld = action - KERNEL.MELD_BASE
+    return "lay_meld", {"meld": meld, "kind": meld_kind(meld),
+                        "cards": [_card(c) for c in meld_cards(meld)]}
+
+
+_TEXT = {"draw_upcard": "draw upcard", "draw_stock": "draw stock", "pass": "pass", "knock": "knock"}
+
+
+def action_text(action: int, phase: int | None = None) -> str:
+    """Short text of an action id: ``"draw upcard"``, ``"draw stock"``, ``"pass"``,
+    ``"knock"``, ``"discard 9S"``, ``"lay meld 7C 7D 7H"``, and ``"lay off 8H"`` for a card id
+    when ``phase`` is the Layoff phase (``KERNEL.PH_LAYOFF``)."""
+    kind, info = _decode(action, phase)
+    if kind == "discard":
+        return f"discard {info['card']}"
+    if kind == "lay_off":
+        return f"lay off {info['card']}"
+    if kind == "lay_meld":
+        return "lay meld " + " ".join(info["cards"])
+    return _TEXT[kind]
+
+
+def action_json(action: int, phase: int | None = None) -> dict[str, Any]:
+    """The move as JSON: ``{"id", "type", "text"}`` plus ``card`` (discard, lay_off) or
+    ``meld``/``kind``/``cards`` (lay_meld: meld id 0..184, "set"/"run", cards)."""
+    kind, info = _decode(action, phase)
+    return {"id": int(action), "type": kind, "text": action_text(action, phase), **info}
+
+
+def meld_action(cards: str | Iterable[str]) -> int:
+    """The lay-meld action id of a meld given as cards in any order (3-4 of a rank, or a run of
+    3-5 of a suit, ace low); anything else raises ``MeldmindError``."""
+    ids = parse_cards(VARIANT, cards)
+    mask = sum(1 << c for c in ids)
+    hits = np.flatnonzero(KERNEL.MELD_MASK == mask)
+    if not len(hits):
+        shown = " ".join(_card(c) for c in ids)
+        raise MeldmindError(f"not a gin meld: {shown!r} (a set is 3-4 cards of one rank; a run "
+                            "3-5 consecutive cards of one suit, ace low; longer runs are laid in parts)")
+    return KERNEL.MELD_BASE + int(hits[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# Observations
+# ---------------------------------------------------------------------------------------------
+
+def _optional_card(card: int) -> str | None:
+    return _card(card) if card >= 0 else None
+
+
+def observation_dict(obs: np.ndarray, legal: Sequence[int] | None) -> dict[str, Any]:
+    """The observation JSON (format ``meldmind.observation``, version 1) of an observation
+    array; ``legal`` lists the legal action ids when it is the seat's turn (else None)."""
+    K = KERNEL
+    o = [int(v) for v in obs]
+    melds = []
+    for p in range(2):
+        base = K.O_MELDS + p * K.MAX_MELDS_LAID
+        melds.append([[_card(c) for c in meld_cards(m)] for m in o[base:base + o[K.O_MELD_COUNT + p]]])
+    d: dict[str, Any] = {
+        "format": OBS_FORMAT,
+        "version": OBS_VERSION,
+        "variant": VARIANT,
+        "seat": o[K.O_SEAT],
+        "parameters": {"knock_card": o[K.O_KNOCK_CARD], "gin_bonus": o[K.O_GIN_BONUS],
+                       "undercut_bonus": o[K.O_UNDERCUT_BONUS]},
+        "phase": PHASES[o[K.O_PHASE]],
+        "to_move": o[K.O_CURRENT] if o[K.O_CURRENT] >= 0 else None,
+        "hand": mask_cards(VARIANT, o[K.O_HAND]),
+        "hand_sizes": o[K.O_HAND_SIZES:K.O_HAND_SIZES + 2],
+        "known_cards": [mask_cards(VARIANT, o[K.O_KNOWN + p]) for p in range(2)],
+        "upcard": _optional_card(o[K.O_UPCARD]),
+        "prev_upcard": _optional_card(o[K.O_PREV_UPCARD]),
+        "discard_pile": [_card(c) for c in o[K.O_DISCARDS:K.O_DISCARDS + o[K.O_DISCARD_COUNT]]],
+        "stock_size": o[K.O_STOCK_SIZE],
+        "upcard_draws": o[K.O_UPCARD_DRAWS],
+        "repeated_move": bool(o[K.O_REPEATED]),
+        "passed_first_upcard": [bool(o[K.O_PASSED + p]) for p in range(2)],
+        "knocker": o[K.O_KNOCKER] if o[K.O_KNOCKER] >= 0 else None,
+        "finished_layoffs": bool(o[K.O_FINISHED_LAYOFFS]),
+        "melds": melds,
+        "layoffs": [_card(c) for c in o[K.O_LAYOFFS:K.O_LAYOFFS + o[K.O_LAYOFF_COUNT]]],
+        "deadwood": [v if v >= 0 else None for v in o[K.O_DEADWOOD:K.O_DEADWOOD + 2]],
+        "end": ENDS[o[K.O_END]],
+    }
+    if legal is not None:
+        d["legal_moves"] = [action_json(int(a), o[K.O_PHASE]) for a in legal]
+    return d
+
+
+class _Reader(FieldReader):
+    variant = VARIANT
+
+
+def _mask(cards: Iterable[int]) -> int:
+    return sum(1 << c for c in cards)
+
+
+def observation_array(d: Mapping[str, Any]) -> np.ndarray:
+    """The observation array of an observation JSON (the inverse of ``observation_dict``).
+
+    Checks every field's type and range and that the cards are consistent (no card in two
+    places, the hidden cards fill the opponent's hand and the stock exactly); a bad JSON raises
+    ``MeldmindError`` naming the field.
+    """
+    K = KERNEL
+    r = _Reader.open(d)
+    obs = np.zeros(K.OBS_SIZE, dtype=np.int64)
+    params = r.get("parameters")
+    if params != PARAMETERS:
+        raise _Reader.fail(f"'parameters' must be {PARAMETERS} (gin has no options), not {params!r}")
+    obs[K.O_KNOCK_CARD] = PARAMETERS["knock_card"]
+    obs[K.O_GIN_BONUS] = PARAMETERS["gin_bonus"]
+    obs[K.O_UNDERCUT_BONUS] = PARAMETERS["undercut_bonus"]
+    obs[K.O_SEAT] = seat = r.int("seat", 0, 1)
+    phase = r.get("phase")
+    if phase not in PHASES[1:]:
+        raise _Reader.fail(f"'phase' must be one of {', '.join(PHASES[1:])}, not {phase!r}")
+    obs[K.O_PHASE] = phase_id = PHASES.index(phase)
+    over = phase_id == K.PH_GAME_OVER
+    to_move = r.optional_int("to_move", 0, 1)
+    if (to_move < 0) != over:
+        raise _Reader.fail("'to_move' must be null exactly when the game is over")
+    obs[K.O_CURRENT] = to_move
+
+    hand = r.cards("hand", r.get("hand"))
+    obs[K.O_HAND] = hand_mask = _mask(hand)
+    sizes = [r.int_in(f"hand_sizes[{p}]", v, 0, 11)
+             for p, v in enumerate(r.pair("hand_sizes", r.get("hand_sizes")))]
+    if sizes[seat] != len(hand):
+        raise _Reader.fail(f"hand_sizes[{seat}] = {sizes[seat]} but the hand holds {len(hand)} cards")
+    obs[K.O_HAND_SIZES:K.O_HAND_SIZES + 2] = sizes
+    known = [_mask(r.cards(f"known_cards[{p}]", v))
+             for p, v in enumerate(r.pair("known_cards", r.get("known_cards")))]
+    if known[seat] & ~hand_mask:
+        raise _Reader.fail(f"known_cards[{seat}] must be cards of the seat's own hand")
+    if bin(known[1 - seat]).count("1") > sizes[1 - seat]:
+        raise _Reader.fail(f"known_cards[{1 - seat}] holds more cards than that hand")
+    obs[K.O_KNOWN:K.O_KNOWN + 2] = known
+
+    obs[K.O_UPCARD] = upcard = r.optional_card("upcard")
+    obs[K.O_PREV_UPCARD] = r.optional_card("prev_upcard")
+    pile = r.cards("discard_pile", r.get("discard_pile"))
+    if len(pile) > K.MAX_DISCARDS:
+        raise _Reader.fail(f"'discard_pile' holds at most {K.MAX_DISCARDS} cards")
+    obs[K.O_DISCARD_COUNT] = len(pile)
+    obs[K.O_DISCARDS:K.O_DISCARDS + len(pile)] = pile
+    obs[K.O_STOCK_SIZE] = stock = r.int("stock_size", 0, K.INITIAL_STOCK)
+    obs[K.O_UPCARD_DRAWS] = r.int("upcard_draws", 0, K.MAX_DRAW_UPCARD)
+    obs[K.O_REPEATED] = r.bool("repeated_move")
+    obs[K.O_PASSED:K.O_PASSED + 2] = [
+        _Reader.bool_in(f"passed_first_upcard[{p}]", v)
+        for p, v in enumerate(r.pair("passed_first_upcard", r.get("passed_first_upcard")))]
+    obs[K.O_KNOCKER] = r.optional_int("knocker", 0, 1)
+    obs[K.O_FINISHED_LAYOFFS] = r.bool("finished_layoffs")
+
+    laid = 0
+    melds = r.pair("melds", r.get("melds"))
+    for p in range(2):
+        if not isinstance(melds[p], list) or len(melds[p]) > K.MAX_MELDS_LAID:
+            raise _Reader.fail(f"'melds[{p}]' must be a list of at most {K.MAX_MELDS_LAID} melds")
+        obs[K.O_MELD_COUNT + p] = len(melds[p])
+        for i, meld in enumerate(melds[p]):
+            key = f"melds[{p}][{i}]"
+            mask = _mask(r.cards(key, meld))
+            hits = np.flatnonzero(K.MELD_MASK == mask)
+            if not len(hits):
+                raise _Reader.fail(f"{key!r} is not a gin meld: {meld!r}")
+            if mask & laid:
+                raise _Reader.fail(f"{key!r} repeats a card laid in another meld")
+            laid |= mask
+            obs[K.O_MELDS + p * K.MAX_MELDS_LAID + i] = int(hits[0])
+    layoffs = r.cards("layoffs", r.get("layoffs"))
+    if len(layoffs) > K.MAX_LAYOFFS:
+        raise _Reader.fail(f"'layoffs' holds at most {K.MAX_LAYOFFS} cards")
+    obs[K.O_LAYOFF_COUNT] = len(layoffs)
+    obs[K.O_LAYOFFS:K.O_LAYOFFS + len(layoffs)] = layoffs
+    deadwood = r.pair("deadwood", r.get("deadwood"))
+    obs[K.O_DEADWOOD:K.O_DEADWOOD + 2] = [
+        -1 if v is None else _Reader.int_in(f"deadwood[{p}]", v, 0, 100) for p, v in enumerate(deadwood)]
+    end = r.get("end")
+    if end not in ENDS or (end is None) == over:
+        raise _Reader.fail(f"'end' must be one of {', '.join(e for e in ENDS if e)} at game over and null "
+                    f"before, not {end!r}")
+    obs[K.O_END] = ENDS.index(end)
+
+    # the cards: every zone disjoint; the hidden cards fill the opponent's hand and the stock
+    zones = (("hand", hand_mask), (f"known_cards[{1 - seat}]", known[1 - seat]),
+             ("upcard", 0 if upcard < 0 else 1 << upcard), ("discard_pile", _mask(pile)),
+             ("melds", laid), ("layoffs", _mask(layoffs)))
+    union = 0
+    count = 0
+    for name, mask in zones:
+        if union & mask:
+            raise _Reader.fail(f"a card of {name!r} appears in another zone (hand, known cards, upcard, "
+                        "discard pile, melds, layoffs)")
+        union |= mask
+        count += bin(mask).count("1")
+    if len(pile) != len(set(pile)) or len(layoffs) != len(set(layoffs)):
+        raise _Reader.fail("a card appears twice in the discard pile or the layoffs")
+    hidden = sizes[1 - seat] - bin(known[1 - seat]).count("1")
+    if count + hidden + stock != 52:
+        raise _Reader.fail(f"the cards do not add up: {count} placed + {hidden} hidden in the opponent's "
+                    f"hand + {stock} in the stock != 52")
+    return obs

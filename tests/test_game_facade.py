@@ -1,0 +1,127 @@
+"""The Game facade over every game engine: moves in every form, IllegalMove leaves the game
+unchanged, the event log, replay JSON, observations valid against the shipped JSON Schemas."""
+import json
+import random
+from importlib import resources
+
+import jsonschema
+import pytest
+
+import meldmind
+from meldmind import Game, IllegalMove, MeldmindError, OptionError, new_game
+
+VARIANTS = ["cardverse", "gin"]
+
+
+def _schema(name):
+    return json.loads(resources.files("meldmind").joinpath(f"schemas/{name}.json").read_text())
+
+
+def _validator(variant):
+    registry = {s["$id"]: s for s in (_schema("move"), _schema(f"observation-{variant}"))}
+    from referencing import Registry, Resource
+    reg = Registry().with_resources((k, Resource.from_contents(v)) for k, v in registry.items())
+    return jsonschema.Draft202012Validator(_schema(f"observation-{variant}"), registry=reg)
+
+
+def _random_game(variant, seed, steps):
+    game = new_game(variant, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if game.is_over:
+            break
+        game.play(rng.choice(game.legal_moves()))
+    return game
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_moves_in_every_form(variant):
+    game = new_game(variant, seed=11)
+    first = game.legal_moves()[0]
+    twin = new_game(variant, seed=11)
+    assert game.play(first) == twin.play(first.text.upper()) == first
+    move = game.legal_moves()[-1]
+    assert game.play({"id": move.id}) == twin.play({"text": move.text}) == move
+    move = game.legal_moves()[0]
+    assert game.play(move.id) == twin.play(move) == move
+    assert game.observation(0) == twin.observation(0)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_illegal_move_names_the_reason_and_changes_nothing(variant):
+    game = _random_game(variant, 5, 3)
+    before = (game.to_json(), game.observation(0), game.observation(1), len(game.history))
+    legal = {m.id for m in game.legal_moves()}
+    illegal = next(a for a in range(game._kernel.NUM_ACTIONS) if a not in legal)
+    with pytest.raises(IllegalMove) as caught:
+        game.play(illegal)
+    assert str(caught.value).split(":")[1].strip()
+    for bad in (-1, 10**6, "fly away", {"foo": 1}, 2.5, True):
+        with pytest.raises(MeldmindError):
+            game.play(bad)
+    assert before == (game.to_json(), game.observation(0), game.observation(1), len(game.history))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_json_round_trip_at_random_points(variant):
+    for seed in range(40):
+        game = _random_game(variant, seed, random.Random(seed).randrange(0, 120))
+        again = Game.from_json(game.to_json())
+        assert again.to_json() == game.to_json()
+        assert [again.observation(s) for s in range(2)] == [game.observation(s) for s in range(2)]
+        assert again.is_over == game.is_over and again.returns == game.returns
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_malformed_game_json(variant):
+    good = json.loads(new_game(variant, seed=1).to_json())
+    bad_inputs = ["{not json", "[]", json.dumps({**good, "format": "x"}),
+                  json.dumps({**good, "version": 99}), json.dumps({**good, "seed": "1"}),
+                  json.dumps({**good, "moves": [10**6]}), json.dumps({**good, "moves": ["x"]}),
+                  json.dumps({**good, "variant": "chess"}), json.dumps({**good, "options": {"zz": 1}})]
+    for text in bad_inputs:
+        with pytest.raises(MeldmindError):
+            Game.from_json(text)
+
+
+def test_bad_options():
+    with pytest.raises(OptionError, match="two-player"):
+        new_game("gin", players=3)
+    with pytest.raises(OptionError, match="num_players"):
+        new_game("cardverse", players=7)
+    with pytest.raises(OptionError, match="unknown option"):
+        new_game("cardverse", options={"jokers": 2})
+    with pytest.raises(OptionError, match="seed"):
+        new_game("gin", seed="abc")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_same_seed_same_moves_same_game(variant):
+    a, b = _random_game(variant, 3, 80), _random_game(variant, 3, 80)
+    assert a.to_json() == b.to_json() and a.history == b.history
+    assert new_game(variant, seed=4).observation(0) != new_game(variant, seed=5).observation(0)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_event_log_tags(variant):
+    game = _random_game(variant, 8, 60)
+    tags = {e.visibility for e in game.history}
+    assert tags == {"PUBLIC", "PRIVATE", "HIDDEN"}
+    for event in game.history:
+        assert (event.seat is None) == (event.visibility != "PRIVATE")
+    assert sum(e.visibility == "PUBLIC" and e.move is not None for e in game.history) == len(game.moves)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_observations_match_the_schema_and_round_trip(variant):
+    validator = _validator(variant)
+    module = meldmind.game.game_module(variant)
+    for seed in range(30):
+        game = _random_game(variant, seed, random.Random(seed).randrange(0, 100))
+        for seat in range(2):
+            obs = game.observation(seat)
+            validator.validate(obs)
+            assert ("legal_moves" in obs) == (game.to_move == seat)
+            again = module.observation_dict(module.observation_array(obs),
+                                            [m["id"] for m in obs["legal_moves"]] if "legal_moves" in obs else None)
+            assert again == obs

@@ -1,0 +1,284 @@
+"""Conformance of the gin kernel with OpenSpiel's ``gin_rummy`` (RULES.md §5.3).
+
+Both engines play the same deal: meldmind's deal is fed to OpenSpiel as chance outcomes (seat
+0's ten cards, seat 1's ten, the upcard, then each stock card when it is drawn). At every
+decision the legal action sets must be equal after mapping the card ids (meldmind suits C D H S,
+OpenSpiel s c d h); at the end the returns must be equal.
+
+The one allowed difference: OpenSpiel decides a knock with an 11-card heuristic that is
+sometimes too high, so it can refuse a knock that the exact deadwood allows. Every mismatch must
+be exactly that (meldmind offers 55, OpenSpiel does not, and ``analyze_hand`` proves a discard
+leaving <= 10); moves are then chosen from the intersection so that both games continue.
+"""
+import collections
+import random
+
+import numpy as np
+import pytest
+
+from meldmind import analyze_hand, format_card, parse_cards
+from meldmind.games import gin
+
+pyspiel = pytest.importorskip("pyspiel")
+
+K = gin.KERNEL
+GAME = pyspiel.load_game("gin_rummy")
+UTILS = pyspiel.gin_rummy.GinRummyUtils(13, 4, 10)
+PARAMS = gin.make_params({})
+GAMES_PER_POLICY = 250           # four policies: 1,000 games
+
+
+# ---- id mapping: a card permutation -----------------------------------------------------------
+def to_openspiel_card(card):
+    suit, rank = divmod(int(card), 13)
+    return ((suit + 1) % 4) * 13 + rank           # C D H S -> c d h s at 1 2 3 0
+
+
+def from_openspiel_card(card):
+    suit, rank = divmod(int(card), 13)
+    return ((suit + 3) % 4) * 13 + rank
+
+
+_MELD_TO_OS = {mid: UTILS.meld_to_int(sorted(to_openspiel_card(c) for c in gin.meld_cards(mid)))
+               for mid in range(K.NUM_MELDS)}
+_MELD_FROM_OS = {v: k for k, v in _MELD_TO_OS.items()}
+
+
+def to_openspiel_action(action):
+    if action < K.NUM_CARDS:
+        return to_openspiel_card(action)
+    if action < K.MELD_BASE:
+        return action
+    return K.MELD_BASE + _MELD_TO_OS[action - K.MELD_BASE]
+
+
+def from_openspiel_action(action):
+    if action < K.NUM_CARDS:
+        return from_openspiel_card(action)
+    if action < K.MELD_BASE:
+        return action
+    return K.MELD_BASE + _MELD_FROM_OS[action - K.MELD_BASE]
+
+
+def cards_of(mask):
+    return [c for c in range(52) if int(mask) >> c & 1]
+
+
+def deal_state(p0, p1, upcard, draws=()):
+    """A state with the given deal; ``draws`` are the first stock cards, in draw order."""
+    ids = [parse_cards("gin", x) for x in (p0, p1, [upcard], list(draws))]
+    used = set().union(*map(set, ids))
+    assert len(used) == sum(map(len, ids)) == 21 + len(ids[3])
+    state = K.new_state(PARAMS, np.int64(0))
+    state[K.S_HAND] = sum(1 << c for c in ids[0])
+    state[K.S_HAND + 1] = sum(1 << c for c in ids[1])
+    state[K.S_UPCARD] = ids[2][0]
+    stock = [c for c in range(52) if c not in used] + ids[3][::-1]
+    state[K.S_STOCK:K.S_STOCK + 31] = stock
+    return state
+
+
+def openspiel_twin(state):
+    """OpenSpiel's state after the same deal (seat 0 = player 0)."""
+    st = GAME.new_initial_state()
+    for card in cards_of(state[K.S_HAND]) + cards_of(state[K.S_HAND + 1]) + [int(state[K.S_UPCARD])]:
+        st.apply_action(to_openspiel_card(card))
+    return st
+
+
+def legal(state):
+    buf = np.empty(K.NUM_ACTIONS, np.int64)
+    n = K.legal_actions(state, buf)
+    return buf[:n].tolist()
+
+
+def exact_min_after_discard(hand_mask):
+    return min(int(K.exact_deadwood(hand_mask ^ (1 << c))) for c in cards_of(hand_mask))
+
+
+def check_knock_mismatch(state, os_state, mine, theirs):
+    """Assert that the only difference is a knock that OpenSpiel's heuristic refuses and the
+    exact oracle allows; return the 11-card hand."""
+    assert set(mine) ^ set(theirs) == {K.KNOCK} and K.KNOCK in mine, (mine, theirs)
+    phase = int(state[K.S_PHASE])
+    player = int(state[K.S_CURRENT])
+    hand = int(state[K.S_HAND + player])
+    if phase == K.PH_WALL:
+        hand |= 1 << int(state[K.S_UPCARD])
+    else:
+        assert phase == K.PH_DISCARD
+    cards = cards_of(hand)
+    assert len(cards) == 11
+    names = [format_card("gin", c) for c in cards]
+    best = min(analyze_hand("gin", [n for n in names if n != drop]).deadwood_points for drop in names)
+    assert best <= 10                                             # the exact rule allows it
+    assert UTILS.min_deadwood([to_openspiel_card(c) for c in cards]) > 10   # OpenSpiel's heuristic
+    return names
+
+
+# ---- players -----------------------------------------------------------------------------------
+def choose(state, actions, rng, p_greedy, gin_seek):
+    """Uniform random, or (with probability p_greedy) a greedy move, as in the research fuzzer:
+    knock when possible (gin_seek: only for gin or at the wall), take the upcard when it cuts
+    deadwood by more than 3, discard the card leaving the least deadwood, lay melds and lay off
+    eagerly."""
+    phase = int(state[K.S_PHASE])
+    hand = int(state[K.S_HAND + int(state[K.S_CURRENT])])
+    if rng.random() >= p_greedy:
+        return rng.choice(actions)
+    if K.KNOCK in actions:
+        if not gin_seek or phase == K.PH_WALL or exact_min_after_discard(hand) == 0:
+            return K.KNOCK
+    if phase in (K.PH_FIRST_UPCARD, K.PH_DRAW):
+        up = int(state[K.S_UPCARD])
+        if K.DRAW_UPCARD in actions and \
+                exact_min_after_discard(hand | 1 << up) < int(K.exact_deadwood(hand)) - 3:
+            return K.DRAW_UPCARD
+        return K.DRAW_STOCK if K.DRAW_STOCK in actions else K.PASS
+    cards = [a for a in actions if a < 52]
+    if phase == K.PH_DISCARD or (phase == K.PH_KNOCK and len(cards_of(hand)) == 11):
+        return min(cards, key=lambda c: (int(K.exact_deadwood(hand ^ (1 << c))), rng.random()))
+    if phase in (K.PH_KNOCK, K.PH_LAYOFF):
+        non_pass = [a for a in actions if a != K.PASS]
+        if non_pass and rng.random() < 0.9:
+            return rng.choice(non_pass)
+    return rng.choice(actions)
+
+
+def play_both(state, rng, p_greedy=0.0, gin_seek=False, script=None):
+    """Plays one game in both engines; returns (os_state, mismatches, layoffs made)."""
+    os_state = openspiel_twin(state)
+    mismatches = []
+    script = list(script or [])
+    while not K.is_terminal(state):
+        assert not os_state.is_terminal()
+        assert int(K.current_player(state)) == os_state.current_player()
+        mine = legal(state)
+        theirs = sorted(from_openspiel_action(a) for a in os_state.legal_actions())
+        if mine != theirs:
+            mismatches.append(check_knock_mismatch(state, os_state, mine, theirs))
+        both = sorted(set(mine) & set(theirs))
+        action = script.pop(0) if script else choose(state, both, rng, p_greedy, gin_seek)
+        assert action in both
+        assert K.illegal_reason(state, action) == 0
+        drawn = int(K.apply_action(state, action))
+        os_state.apply_action(to_openspiel_action(action))
+        if drawn >= 0:
+            assert os_state.is_chance_node()
+            os_state.apply_action(to_openspiel_card(drawn))
+        assert not os_state.is_chance_node()
+        if not K.is_terminal(state):
+            for p in range(2):
+                assert sorted(from_openspiel_card(c) for c in os_state.hands()[p]) == \
+                    cards_of(state[K.S_HAND + p])
+            up = int(state[K.S_UPCARD])
+            assert os_state.upcard() == (to_openspiel_card(up) if up >= 0 else None)
+            assert os_state.stock_size() == int(state[K.S_STOCK_SIZE])
+            pile = state[K.S_DISCARDS:K.S_DISCARDS + int(state[K.S_DISCARD_COUNT])]
+            assert [from_openspiel_card(c) for c in os_state.discard_pile()] == pile.tolist()
+    assert os_state.is_terminal()
+    out = np.zeros(2)
+    K.returns(state, out)
+    assert out.tolist() == list(os_state.returns())
+    return os_state, mismatches
+
+
+def ending(state):
+    end = int(state[K.S_END])
+    if end != K.END_KNOCK:
+        return {K.END_WALL: "wall", K.END_UPCARD_LIMIT: "50 upcard draws",
+                K.END_REPEATED: "repeated move"}[end]
+    out = np.zeros(2)
+    K.returns(state, out)
+    knocker = int(state[K.S_KNOCKER])
+    if state[K.S_DEADWOOD + knocker] == 0:
+        return "gin"
+    return "undercut" if out[knocker] < 0 else "knock"
+
+
+POLICIES = ((0.0, False), (0.7, False), (0.95, False), (0.97, True))   # (p_greedy, gin_seek)
+# Games (policy, seed) where OpenSpiel's heuristic refused an exact knock, found by running this
+# file's play_both over 40,000 games (seeds 1,000..10,999 under each policy); replayed so that
+# such positions occur in real play, not only in the story below.
+HEURISTIC_SEEDS = ((1, 5997), (2, 3085), (2, 4955), (3, 7296), (3, 7569), (3, 9048))
+
+
+def play_seeded(policy, seed):
+    p_greedy, gin_seek = POLICIES[policy]
+    state = K.new_state(PARAMS, np.int64(seed))
+    _, found = play_both(state, random.Random(1_000_003 * policy + seed), p_greedy, gin_seek)
+    return state, found
+
+
+@pytest.fixture(scope="module")
+def conformance_run():
+    endings = collections.Counter()
+    mismatches = []
+    games = [(k, g) for k in range(len(POLICIES)) for g in range(GAMES_PER_POLICY)]
+    for policy, seed in games + list(HEURISTIC_SEEDS):
+        state, found = play_seeded(policy, seed)
+        if (policy, seed) in HEURISTIC_SEEDS:
+            assert found, (policy, seed)
+        mismatches += found
+        endings[ending(state)] += 1
+        endings["layoffs"] += int(state[K.S_LAYOFF_COUNT]) > 0
+    return len(games) + len(HEURISTIC_SEEDS), endings, mismatches
+
+
+def test_random_games_match_openspiel(conformance_run):
+    games, endings, mismatches = conformance_run
+    print(f"\n{games} games in both engines, endings {dict(endings)}; "
+          f"OpenSpiel-refuses-an-exact-knock mismatches: {len(mismatches)}")
+    for names in mismatches:
+        print("  OpenSpiel refuses the knock with", " ".join(names))
+    assert games >= 500
+    assert len(mismatches) >= len(HEURISTIC_SEEDS)
+
+
+def test_conformance_games_exercise_every_ending(conformance_run):
+    _, endings, _ = conformance_run
+    for kind in ("knock", "gin", "undercut", "layoffs", "wall", "50 upcard draws", "repeated move"):
+        assert endings[kind] >= 1, (kind, dict(endings))
+
+
+def test_openspiel_knock_heuristic_mismatch_story():
+    """The brief's hand: ``AS 4S 5S 6S 3C 5D 6D 3H 4H 5H 6H``.
+
+    Seat 0 holds ten of them and takes the upcard 6D::
+
+        S: A . . 4 5 6      D: . . . . 5 6      C: . . 3      H: . . 3 4 5 6
+
+    OpenSpiel's heuristic groups the sets 5S5D5H, 6S6D6H (33 points) and drops the highest
+    loose card: deadwood 11, no knock. The exact minimum after a discard is 9 (discard 6D, keep
+    4S5S6S + 3H4H5H6H, deadwood AS 3C 5D), so meldmind offers the knock.
+    """
+    eleven = "AS 4S 5S 6S 3C 5D 6D 3H 4H 5H 6H".split()
+    assert UTILS.min_deadwood([to_openspiel_card(c) for c in parse_cards("gin", eleven)]) == 11
+    after = {d: analyze_hand("gin", [c for c in eleven if c != d]).deadwood_points for d in eleven}
+    assert min(after.values()) == after["6D"] == 9
+    state = deal_state([c for c in eleven if c != "6D"], "KC QC JD 9D 7C 2H 8H KH QS 10S", "6D")
+    os_state = openspiel_twin(state)
+    K.apply_action(state, K.DRAW_UPCARD)
+    os_state.apply_action(52)
+    mine = legal(state)
+    theirs = sorted(from_openspiel_action(a) for a in os_state.legal_actions())
+    assert check_knock_mismatch(state, os_state, mine, theirs) == eleven_sorted(eleven)
+    assert sorted(set(mine) - set(theirs)) == [K.KNOCK]
+    # meldmind goes on: knock, then only discards leaving <= 10 are legal
+    K.apply_action(state, K.KNOCK)
+    assert [format_card("gin", c) for c in legal(state)] == \
+        sorted((d for d, v in after.items() if v <= 10), key=lambda d: parse_cards("gin", [d])[0])
+
+
+def eleven_sorted(cards):
+    return [format_card("gin", c) for c in sorted(parse_cards("gin", cards))]
+
+
+def test_action_mapping_is_a_bijection():
+    mapped = {to_openspiel_action(a) for a in range(K.NUM_ACTIONS)}
+    assert mapped == set(range(K.NUM_ACTIONS))
+    assert all(from_openspiel_action(to_openspiel_action(a)) == a for a in range(K.NUM_ACTIONS))
+    assert UTILS.card_string(to_openspiel_card(parse_cards("gin", ["9S"])[0])) == "9s"
+    # meld 0 = aces without clubs here, without spades in OpenSpiel
+    assert sorted(UTILS.card_ints_to_card_strings(
+        UTILS.int_to_meld[to_openspiel_action(K.MELD_BASE) - K.MELD_BASE])) == ["Ad", "Ah", "As"]
