@@ -125,3 +125,20 @@ def test_observations_match_the_schema_and_round_trip(variant):
             again = module.observation_dict(module.observation_array(obs),
                                             [m["id"] for m in obs["legal_moves"]] if "legal_moves" in obs else None)
             assert again == obs
+
+
+def test_json_protocol_doc_examples_are_valid():
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "json-protocol.md").read_text()
+    blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)\n```", text, re.S)]
+    observations = [b for b in blocks if isinstance(b, dict) and b.get("format") == "meldmind.observation"]
+    assert {o["variant"] for o in observations} == {"gin", "cardverse"}
+    for obs in observations:
+        _validator(obs["variant"]).validate(obs)
+        module = meldmind.game.game_module(obs["variant"])
+        assert module.observation_dict(module.observation_array(obs), None) == obs
+    records = [b for b in blocks if isinstance(b, dict) and b.get("format") == "meldmind.game"]
+    assert len(records) == 1 and Game.from_json(records[0]).moves == records[0]["moves"]
+    moves = [b for b in blocks if isinstance(b, dict) and "id" in b and "format" not in b]
+    jsonschema.validate(moves[0], _schema("move"))

@@ -205,8 +205,11 @@ class Game:
 
     def _log_deal(self) -> None:
         for seat in range(self.players):
-            hand = self._module.observation_dict(self._observation_array(seat), None)["hand"]
-            self.history.append(Event("PRIVATE", seat, f"seat {seat} is dealt {' '.join(hand)}"))
+            obs = self._module.observation_dict(self._observation_array(seat), None)
+            self.history.append(Event("PRIVATE", seat, f"seat {seat} is dealt {' '.join(obs['hand'])}"))
+        upcard = obs.get("upcard") or (obs.get("discard_pile") or [None])[-1]
+        if upcard:
+            self.history.append(Event("PUBLIC", None, f"upcard {upcard}"))
 
     # -- JSON --------------------------------------------------------------------------------
     def to_json(self) -> str:
