@@ -24,6 +24,7 @@ from . import handalg
 _MODULE = "meldmind.kernels.handalg"
 _SIGNATURES = {
     "mm_deadwood": types.int64(types.intc, types.uint64, types.intc),
+    "mm_leftover": types.int64(types.intc, types.uint64, types.intc),
     "mm_rami_opening": types.int64(types.uint64),
     "mm_kirolo_unmelded": types.int64(types.uint64, types.uint64, types.intc, types.intc),
     "mm_layoff_cards": types.int64(types.intc, types.intc, types.uint64, types.uint64, types.intc,
@@ -39,11 +40,13 @@ def _external(name: str):
 
 if config.DISABLE_JIT:
     deadwood = handalg.deadwood
+    leftover = handalg.leftover
     rami_opening = handalg.rami_opening
     kirolo_unmelded = handalg.kirolo_unmelded
     layoff_cards = handalg.layoff_cards
 else:
     deadwood = _external("mm_deadwood")
+    leftover = _external("mm_leftover")
     rami_opening = _external("mm_rami_opening")
     kirolo_unmelded = _external("mm_kirolo_unmelded")
     layoff_cards = _external("mm_layoff_cards")

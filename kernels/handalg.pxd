@@ -45,6 +45,7 @@ cdef void best_partition(MeldList* ml, Hand hand, bint opening, Partition* out) 
 
 # Exported kernels (also reached from numba through the bridge).
 cdef int64_t mm_deadwood(int variant, uint64_t hand, int ace_high) noexcept nogil
+cdef int64_t mm_leftover(int variant, uint64_t hand, int ace_high) noexcept nogil
 cdef int64_t mm_rami_opening(uint64_t hand) noexcept nogil
 cdef int64_t mm_kirolo_unmelded(uint64_t a1, uint64_t a2, int jokers,
                                 int max_jokers_per_series) noexcept nogil

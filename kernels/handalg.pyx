@@ -486,6 +486,22 @@ cdef int64_t mm_deadwood(int variant, uint64_t hand, int ace_high) noexcept nogi
     return total - part.score
 
 
+cdef int64_t mm_leftover(int variant, uint64_t hand, int ace_high) noexcept nogil:
+    """The cards left out of the best partition of a 52-card hand (jokers not included), as a
+    mask; -1 if the hand is too meld-dense to analyse. AI policies discard from it."""
+    cdef MeldList ml
+    cdef Partition part
+    cdef Hand h = _hand52(hand)
+    cdef uint64_t melded = 0
+    cdef int i
+    if enumerate_melds(&ml, variant, h, 1, ace_high) < 0:
+        return -1
+    best_partition(&ml, h, False, &part)
+    for i in range(part.n):
+        melded |= ml.mask[part.melds[i]]
+    return <int64_t>(h.a1 & ~melded)
+
+
 cdef int64_t mm_rami_opening(uint64_t hand) noexcept nogil:
     """Largest Rami FR opening (§2.1 meld values) formable from the hand; -1 if too dense."""
     cdef MeldList ml
@@ -713,6 +729,11 @@ COUNT_SHIFT = {"52": COUNT_SHIFT_52, "kirolo": COUNT_SHIFT_KIROLO}
 def deadwood(int variant, uint64_t hand, bint ace_high=False):
     """``mm_deadwood`` for Python callers (and numba with NUMBA_DISABLE_JIT=1)."""
     return mm_deadwood(variant, hand, ace_high)
+
+
+def leftover(int variant, uint64_t hand, bint ace_high=False):
+    """``mm_leftover`` for Python callers."""
+    return mm_leftover(variant, hand, ace_high)
 
 
 def rami_opening(uint64_t hand):

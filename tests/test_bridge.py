@@ -86,3 +86,19 @@ def test_disable_jit_runs_the_kernels_as_python(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "NUMBA_DISABLE_JIT": "1"}).stdout.split()
     assert out == ["1", "5"]
+
+
+def test_leftover_is_the_deadwood_of_the_best_partition():
+    leftover = njit(lambda variant, hand: bridge.leftover(variant, hand, 0))
+    rng = random.Random(3)
+    for variant, kernel_id in (("gin", 0), ("cardverse", 1)):
+        for _ in range(200):
+            hand = random_hand(variant, 10, rng)
+            mask = leftover(kernel_id, int(encode_hands(variant, [hand])[0]))
+            expected = analyze_hand(variant, hand)
+            assert sorted(meldmind_cards(variant, mask)) == sorted(expected.deadwood)
+
+
+def meldmind_cards(variant, mask):
+    from meldmind.cards import mask_cards
+    return mask_cards(variant, mask)
