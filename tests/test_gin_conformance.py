@@ -18,6 +18,9 @@ import pytest
 
 from meldmind import analyze_hand, format_card, parse_cards
 from meldmind.games import gin
+from meldmind.integrations import openspiel as adapter
+from meldmind.integrations.openspiel import (from_openspiel_action, from_openspiel_card,
+                                             to_openspiel_action, to_openspiel_card)
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -28,36 +31,12 @@ PARAMS = gin.make_params({})
 GAMES_PER_POLICY = 250           # four policies: 1,000 games
 
 
-# ---- id mapping: a card permutation -----------------------------------------------------------
-def to_openspiel_card(card):
-    suit, rank = divmod(int(card), 13)
-    return ((suit + 1) % 4) * 13 + rank           # C D H S -> c d h s at 1 2 3 0
-
-
-def from_openspiel_card(card):
-    suit, rank = divmod(int(card), 13)
-    return ((suit + 3) % 4) * 13 + rank
-
-
-_MELD_TO_OS = {mid: UTILS.meld_to_int(sorted(to_openspiel_card(c) for c in gin.meld_cards(mid)))
-               for mid in range(K.NUM_MELDS)}
-_MELD_FROM_OS = {v: k for k, v in _MELD_TO_OS.items()}
-
-
-def to_openspiel_action(action):
-    if action < K.NUM_CARDS:
-        return to_openspiel_card(action)
-    if action < K.MELD_BASE:
-        return action
-    return K.MELD_BASE + _MELD_TO_OS[action - K.MELD_BASE]
-
-
-def from_openspiel_action(action):
-    if action < K.NUM_CARDS:
-        return from_openspiel_card(action)
-    if action < K.MELD_BASE:
-        return action
-    return K.MELD_BASE + _MELD_FROM_OS[action - K.MELD_BASE]
+# ---- id mapping: a card permutation (the adapter's, checked against OpenSpiel's own meld ids)
+def test_meld_id_mapping_matches_openspiel():
+    for mid in range(K.NUM_MELDS):
+        cards = sorted(to_openspiel_card(c) for c in gin.meld_cards(mid))
+        assert to_openspiel_action(K.MELD_BASE + mid) == K.MELD_BASE + UTILS.meld_to_int(cards)
+        assert from_openspiel_action(K.MELD_BASE + UTILS.meld_to_int(cards)) == K.MELD_BASE + mid
 
 
 def cards_of(mask):
@@ -65,17 +44,9 @@ def cards_of(mask):
 
 
 def deal_state(p0, p1, upcard, draws=()):
-    """A state with the given deal; ``draws`` are the first stock cards, in draw order."""
-    ids = [parse_cards("gin", x) for x in (p0, p1, [upcard], list(draws))]
-    used = set().union(*map(set, ids))
-    assert len(used) == sum(map(len, ids)) == 21 + len(ids[3])
-    state = K.new_state(PARAMS, np.int64(0))
-    state[K.S_HAND] = sum(1 << c for c in ids[0])
-    state[K.S_HAND + 1] = sum(1 << c for c in ids[1])
-    state[K.S_UPCARD] = ids[2][0]
-    stock = [c for c in range(52) if c not in used] + ids[3][::-1]
-    state[K.S_STOCK:K.S_STOCK + 31] = stock
-    return state
+    """A state with the given deal (card texts); ``draws`` are the first stock cards, in draw order."""
+    hand0, hand1, up, first = (parse_cards("gin", x) for x in (p0, p1, [upcard], list(draws)))
+    return adapter.deal_state(hand0, hand1, up[0], first)
 
 
 def openspiel_twin(state):

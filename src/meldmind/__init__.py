@@ -23,7 +23,19 @@ from .variants import VARIANTS
 
 __version__ = "0.1.0"
 
+# The AI and the arena load numba on first use, not on `import meldmind`.
+_LAZY = {"Alternative": "ai", "Suggestion": "ai", "suggest": "ai", "ArenaResult": "tournament",
+         "arena": "tournament"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module 'meldmind' has no attribute {name!r}")
+
 __all__ = [
+    "Alternative", "ArenaResult", "Suggestion", "arena", "suggest",
     "BatchAnalysis", "CardError", "Event", "Game", "HandAnalysis", "Move", "new_game", "IllegalMove", "LayOff", "Meld",
     "MeldmindError", "OptionError", "VARIANTS", "analyze_batch", "analyze_hand",
     "encode_hands", "format_card", "layoff_targets", "meld_catalog", "parse_cards",

@@ -3,6 +3,9 @@
     meldmind analyze gin "AS 2S 3S 7C 7D 7H KD 9C 4H 5H"
     meldmind analyze rami 5H 6H JK1 QS KS AS 2C --json
     meldmind analyze --samples          # a few sample hands of every variant
+    meldmind arena gin expert normal --deals 200 --seed 1 [--json]
+    meldmind hint --level master < observation.json
+    meldmind demo                       # short arenas on both games, then one hint
 """
 from __future__ import annotations
 
@@ -55,6 +58,50 @@ def _analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+def _arena(args: argparse.Namespace) -> int:
+    from .tournament import arena, format_table
+    result = arena(args.variant, args.level_a, args.level_b, deals=args.deals, seed=args.seed,
+                   processes=args.processes, budget_ms=args.budget_ms, iterations=args.iterations,
+                   progress=not args.json)
+    print(json.dumps(result.to_json(), indent=2) if args.json else format_table([result]))
+    return 0
+
+
+def _hint(args: argparse.Namespace) -> int:
+    from .ai import suggest
+    observation = sys.stdin.read()
+    suggestion = suggest(observation, level=args.level, budget_ms=args.budget_ms,
+                         iterations=args.iterations, seed=args.seed)
+    print(json.dumps(suggestion.to_json(), indent=2))
+    return 0
+
+
+DEMO_MATCHES = {"cardverse": [("easy", "beginner"), ("normal", "easy"), ("expert", "normal")],
+                "gin": [("easy", "beginner"), ("normal", "easy"), ("expert", "normal")]}
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .ai import suggest
+    from .tournament import arena, format_table
+    from .game import new_game
+    results = [arena(variant, a, b, deals=args.deals, seed=args.seed, iterations=args.iterations)
+               for variant, matches in DEMO_MATCHES.items() for a, b in matches]
+    print(f"Mirrored-deal arena, {args.deals} deal pairs per match "
+          f"(search levels at {args.iterations} determinizations per decision)\n")
+    print(format_table(results))
+    game = new_game("gin", seed=args.seed)
+    for move in ("pass", "pass", "draw stock"):
+        game.play(move)
+    seat = game.to_move
+    observation = game.observation(seat)
+    hint = suggest(observation, level="master", seed=args.seed)
+    print(f"\nA hint for gin seat {seat}, holding {' '.join(observation['hand'])}:")
+    print(f"  {hint.explanation}")
+    for alternative in hint.alternatives:
+        print(f"    {alternative.move.text:<14} {alternative.value:+.2f}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="meldmind", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -65,6 +112,32 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--samples", action="store_true", help="analyze sample hands of every variant")
     analyze.add_argument("--json", action="store_true", help="print JSON")
     analyze.set_defaults(run=_analyze)
+
+    from .game import GAME_MODULES
+    arena = commands.add_parser("arena", help="two levels on mirrored deals")
+    arena.add_argument("variant", choices=list(GAME_MODULES))
+    arena.add_argument("level_a")
+    arena.add_argument("level_b")
+    arena.add_argument("--deals", type=int, default=1000, help="deal pairs (each played twice)")
+    arena.add_argument("--seed", type=int, default=0)
+    arena.add_argument("--processes", type=int, default=None)
+    arena.add_argument("--budget-ms", type=float, default=None, help="search time per decision")
+    arena.add_argument("--iterations", type=int, default=None, help="determinizations per decision")
+    arena.add_argument("--json", action="store_true", help="print JSON")
+    arena.set_defaults(run=_arena)
+
+    hint = commands.add_parser("hint", help="suggest a move for an observation JSON on stdin")
+    hint.add_argument("--level", default="master")
+    hint.add_argument("--budget-ms", type=float, default=None)
+    hint.add_argument("--iterations", type=int, default=None)
+    hint.add_argument("--seed", type=int, default=None)
+    hint.set_defaults(run=_hint)
+
+    demo = commands.add_parser("demo", help="short arenas on both games, then one hint")
+    demo.add_argument("--deals", type=int, default=40)
+    demo.add_argument("--iterations", type=int, default=32)
+    demo.add_argument("--seed", type=int, default=0)
+    demo.set_defaults(run=_demo)
     return parser
 
 

@@ -1,0 +1,203 @@
+"""The AI ladder and the hint engine (RULES.md §6).
+
+Every level decides from one observation — what its seat may know — and never from a game
+state. ``suggest`` takes the observation JSON of ``Game.observation`` or the same JSON built
+by an outside server.
+
+>>> import meldmind
+>>> game = meldmind.new_game("gin", seed=4)
+>>> hint = meldmind.suggest(game.observation(0), level="expert", iterations=64, seed=1)
+>>> hint.move.text in {"draw upcard", "pass"}
+True
+>>> meldmind.suggest(game.observation(0), level="expert", iterations=64, seed=1) == hint
+True
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import time
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Mapping
+
+import numpy as np
+
+from .errors import MeldmindError, OptionError
+from .explain import explain
+from .game import Move, game_module
+from .kernels import levels
+from .kernels.rng import mix64
+
+LEVEL_ALIASES = {
+    "kolay": "easy", "zor": "expert", "hard": "expert",
+    "debutant": "beginner", "débutant": "beginner", "maitre": "master", "maître": "master",
+}
+SEARCH_LEVELS = ("expert", "master")
+ALTERNATIVES_SHOWN = 5
+_BUDGET_SLICES = 8   # a budgeted search runs in slices so it can stop on time
+
+
+def level_name(level: str) -> str:
+    """The canonical level name of a level or one of the seeds' aliases."""
+    if not isinstance(level, str):
+        raise OptionError(f"a level is a name, not {level!r}")
+    name = LEVEL_ALIASES.get(level.lower(), level.lower())
+    if name not in levels.NAMES:
+        raise OptionError(f"unknown level {level!r}; expected one of {', '.join(levels.NAMES)} "
+                          f"(or an alias: {', '.join(LEVEL_ALIASES)})")
+    return name
+
+
+def ai_module(variant: str) -> ModuleType:
+    return importlib.import_module(f"meldmind.kernels.ai_{variant}")
+
+
+@dataclass(frozen=True)
+class Alternative:
+    move: Move
+    value: float       # expected return of the move for the seat (the game's return units)
+    visits: int        # determinizations that evaluated it
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    move: Move
+    value: float | None                # the chosen move's expected return; None for heuristics
+    alternatives: tuple[Alternative, ...]
+    explanation: str
+    level: str
+    iterations: int                    # determinizations searched (0 for heuristic levels)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"move": _move_json(self.move), "value": self.value, "level": self.level,
+                "iterations": self.iterations, "explanation": self.explanation,
+                "alternatives": [{"move": _move_json(a.move), "value": a.value, "visits": a.visits}
+                                 for a in self.alternatives]}
+
+
+def _move_json(move: Move) -> dict[str, Any]:
+    return {"id": move.id, "text": move.text}
+
+
+def _seed_value(seed: int | None) -> int:
+    if seed is None:
+        return int(np.random.SeedSequence().entropy % (1 << 62))
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise OptionError(f"seed must be an integer, not {seed!r}")
+    return seed
+
+
+def _read_observation(observation: Any) -> tuple[str, ModuleType, dict[str, Any], np.ndarray]:
+    if isinstance(observation, (str, bytes)):
+        try:
+            observation = json.loads(observation)
+        except json.JSONDecodeError as error:
+            raise MeldmindError(f"malformed observation JSON: {error}") from None
+    if not isinstance(observation, Mapping):
+        raise MeldmindError(f"an observation is a JSON object, not {type(observation).__name__}")
+    variant = observation.get("variant")
+    module = game_module(variant) if isinstance(variant, str) else None
+    if module is None:
+        raise MeldmindError(f"the observation names no known variant: {variant!r}")
+    return variant, module, dict(observation), module.observation_array(observation)
+
+
+@dataclass
+class Decision:
+    """What a level decided, with the search statistics behind it."""
+
+    action: int
+    legal: list[int]
+    values: np.ndarray | None      # summed returns per action id (search levels)
+    visits: np.ndarray | None
+    iterations: int
+
+
+def decide(variant: str, level: str, obs: np.ndarray, *, seed: int,
+           iterations: int | None = None, budget_ms: float | None = None,
+           allowed: set[int] | None = None) -> Decision:
+    """The move of ``level`` for the seat of the observation array ``obs``; ``allowed``
+    narrows the choice to a subset of the legal moves (a host with stricter rules)."""
+    name = level_name(level)
+    number = levels.NAMES.index(name)
+    kernel = game_module(variant).KERNEL
+    ai = ai_module(variant)
+    seat = int(obs[kernel.O_SEAT])
+    state = kernel.determinize(obs, np.int64(seed))  # legal moves depend on the observation only
+    if kernel.current_player(state) != seat:
+        raise MeldmindError(f"it is not seat {seat}'s turn in this observation")
+    buffer = np.empty(kernel.NUM_ACTIONS, np.int64)
+    n = int(kernel.legal_actions(state, buffer))
+    legal = buffer[:n].tolist()
+    if allowed is not None:
+        narrowed = [a for a in legal if a in allowed]
+        if not narrowed:
+            raise MeldmindError("none of the allowed moves is legal in this observation")
+        n = len(narrowed)
+        buffer[:n] = narrowed
+    if name not in SEARCH_LEVELS:
+        rng = np.zeros(1, np.int64)
+        rng[0] = np.int64(mix64(np.uint64(seed)) >> np.uint64(1))
+        return Decision(int(ai.policy(obs, buffer, n, number, rng)), legal, None, None, 0)
+    values = np.zeros(kernel.NUM_ACTIONS, np.float64)
+    visits = np.zeros(kernel.NUM_ACTIONS, np.int64)
+    done = 0
+    if budget_ms is None:
+        done = iterations if iterations is not None else int(ai.default_iterations(number))
+        if done < 1:
+            raise OptionError(f"iterations must be at least 1, not {done}")
+        ai.search(obs, number, np.int64(seed), 0, done, values, visits)
+    else:
+        if budget_ms <= 0:
+            raise OptionError(f"budget_ms must be positive, not {budget_ms}")
+        deadline = time.perf_counter() + budget_ms / 1000
+        step = max(1, int(ai.default_iterations(number)) // _BUDGET_SLICES)
+        limit = iterations if iterations is not None else 1 << 30
+        while done < limit:
+            started = time.perf_counter()
+            count = min(step, limit - done)
+            ai.search(obs, number, np.int64(seed), done, count, values, visits)
+            done += count
+            now = time.perf_counter()
+            # stop when one more slice of this size would cross the deadline
+            if now + (now - started) > deadline:
+                break
+    action = int(ai.pick(obs, values, visits, buffer, n, number, np.int64(seed)))
+    return Decision(action, legal, values, visits, done)
+
+
+def suggest(observation: Mapping[str, Any] | str, *, level: str = "master",
+            budget_ms: float | None = None, iterations: int | None = None,
+            seed: int | None = None) -> Suggestion:
+    """The best move for the seat of ``observation`` and why.
+
+    ``level`` is one of beginner, easy, normal, expert, master (or a seed alias such as
+    ``kolay`` or ``zor``). Search levels stop after ``iterations`` determinizations or when
+    ``budget_ms`` is spent, whichever comes first; with neither, the level's default budget.
+    With a seed and ``iterations`` (no ``budget_ms``) the suggestion is reproducible.
+    """
+    variant, module, data, obs = _read_observation(observation)
+    seed = _seed_value(seed)
+    phase = int(obs[module.KERNEL.O_PHASE])
+    decision = decide(variant, level, obs, seed=seed, iterations=iterations, budget_ms=budget_ms)
+    if "legal_moves" in data:
+        given = sorted(m.get("id") for m in data["legal_moves"] if isinstance(m, Mapping))
+        if given != sorted(decision.legal):
+            raise MeldmindError("the observation's legal_moves do not match its state")
+
+    def move(action: int) -> Move:
+        return Move(action, module.action_text(action, phase))
+
+    alternatives: tuple[Alternative, ...] = ()
+    value = None
+    if decision.values is not None:
+        ranked = sorted((a for a in decision.legal if decision.visits[a] > 0),
+                        key=lambda a: -decision.values[a] / decision.visits[a])
+        alternatives = tuple(Alternative(move(a), float(decision.values[a] / decision.visits[a]),
+                                         int(decision.visits[a])) for a in ranked[:ALTERNATIVES_SHOWN])
+        if decision.visits[decision.action]:
+            value = float(decision.values[decision.action] / decision.visits[decision.action])
+    chosen = move(decision.action)
+    text = explain(variant, data, chosen, value, alternatives)
+    return Suggestion(chosen, value, alternatives, text, level_name(level), decision.iterations)

@@ -1,0 +1,118 @@
+"""Plain-language reasons for a suggested move, from the seat's observation only.
+
+>>> obs = {"variant": "gin", "seat": 0, "hand": "7C 7D 7H 2S 3S 4S 9S JD KC QH 5C".split(),
+...        "known_cards": [[], ["9H"]], "upcard": None, "discard_pile": []}
+>>> explain("gin", obs, Move(50, "discard KC"), None, ())
+'Discard KC: it fits none of your melds, and your opponent has not shown interest in kings.'
+>>> explain("gin", obs, Move(47, "discard 9S"), None, ())
+'Discard 9S: it fits none of your melds, but your opponent took 9H, which goes with it.'
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from .analysis import analyze_hand
+from .game import Move
+
+RANK_NAMES = {"A": "aces", "2": "twos", "3": "threes", "4": "fours", "5": "fives", "6": "sixes",
+              "7": "sevens", "8": "eights", "9": "nines", "10": "tens", "J": "jacks",
+              "Q": "queens", "K": "kings"}
+RANK_ORDER = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+
+
+def _rank(card: str) -> str:
+    return card[:-1]
+
+
+def _related(a: str, b: str) -> bool:
+    """Same rank, or same suit within two ranks: cards that can end up in one meld."""
+    if _rank(a) == _rank(b):
+        return True
+    gap = abs(RANK_ORDER.index(_rank(a)) - RANK_ORDER.index(_rank(b)))
+    return a[-1] == b[-1] and gap <= 2
+
+
+def _opponents_cards(variant: str, obs: Mapping[str, Any]) -> list[str]:
+    """Cards the seat knows to be in opponents' hands (taken openly from the discard)."""
+    seat = obs.get("seat", 0)
+    known = obs.get("known_cards") if variant == "gin" else obs.get("taken_from_discard")
+    return [c for s, cards in enumerate(known or []) if s != seat for c in cards]
+
+
+def _melds_with(variant: str, hand: Sequence[str], card: str) -> list[tuple[str, ...]]:
+    return [m.cards for m in analyze_hand(variant, list(hand)).melds if card in m.cards]
+
+
+def _top_of_discard(variant: str, obs: Mapping[str, Any]) -> str | None:
+    if variant == "gin":
+        return obs.get("upcard")
+    pile = obs.get("discard_pile") or []
+    return pile[-1] if pile else None
+
+
+def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
+    hand = list(obs.get("hand", []))
+    if _melds_with(variant, hand, card):
+        first = "it breaks a meld, but keeping the rest scores better"
+    elif any(_related(card, other) for other in hand if other != card):
+        first = "it is the weakest of your partial melds"
+    else:
+        first = "it fits none of your melds"
+    takers = [c for c in _opponents_cards(variant, obs) if _related(card, c)]
+    if takers:
+        return f"{first}, but your opponent took {takers[0]}, which goes with it"
+    return f"{first}, and your opponent has not shown interest in {RANK_NAMES[_rank(card)]}"
+
+
+def _draw_reason(variant: str, obs: Mapping[str, Any], take: bool) -> str:
+    top = _top_of_discard(variant, obs)
+    hand = list(obs.get("hand", []))
+    if top is None:
+        return "the discard pile is empty"
+    melds = _melds_with(variant, hand + [top], top)
+    if take:
+        if melds:
+            return f"it completes {' '.join(melds[0])}"
+        partners = [c for c in hand if _related(top, c)]
+        return f"it builds on {' '.join(partners)}" if partners else "it lowers your deadwood"
+    if melds:
+        return f"{top} would complete {' '.join(melds[0])}, but the search prefers an unseen card"
+    return f"{top} fits none of your melds"
+
+
+def _value_sentence(value: float | None, alternatives: Sequence[Any], move: Move) -> str:
+    if value is None:
+        return ""
+    others = [a for a in alternatives if a.move.id != move.id]
+    if not others:
+        return f" The search expects {value:+.2f} for you."
+    return (f" The search expects {value:+.2f} for you, {value - others[0].value:.2f} more than "
+            f"{others[0].move.text}.")
+
+
+def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | None,
+            alternatives: Sequence[Any]) -> str:
+    """One or two sentences a player understands about ``move``."""
+    text = move.text
+    words = text.split()
+    if words[0] == "discard":
+        reason = _discard_reason(variant, obs, words[1])
+        head = f"Discard {words[1]}"
+    elif text in ("draw upcard", "take discard"):
+        reason = _draw_reason(variant, obs, take=True)
+        head = f"Take the {_top_of_discard(variant, obs)}"
+    elif text in ("draw stock", "pass"):
+        reason = _draw_reason(variant, obs, take=False)
+        head = "Draw from the stock" if text == "draw stock" else "Pass"
+    elif text == "knock":
+        hand = list(obs.get("hand", []))
+        best = min(analyze_hand(variant, [c for c in hand if c != drop]).deadwood_points
+                   for drop in hand) if len(hand) == 11 else analyze_hand(variant, hand).deadwood_points
+        head, reason = "Knock", f"your deadwood after the discard is {best}"
+    elif words[:2] == ["lay", "meld"]:
+        head, reason = f"Lay {' '.join(words[2:])}", "it takes those points out of your hand now"
+    elif words[:2] == ["lay", "off"]:
+        head, reason = f"Lay off {words[2]}", "it leaves your hand for free on a table meld"
+    else:
+        head, reason = text[0].upper() + text[1:], "it is the best move the search found"
+    return f"{head}: {reason}.{_value_sentence(value, alternatives, move)}"

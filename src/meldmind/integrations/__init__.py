@@ -1,0 +1,1 @@
+"""Adapters that let other game frameworks play with meldmind's levels."""

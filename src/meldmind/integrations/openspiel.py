@@ -1,0 +1,145 @@
+"""OpenSpiel adapter: any meldmind level as a ``pyspiel.Bot`` for OpenSpiel's ``gin_rummy``.
+
+meldmind does not depend on open_spiel: ``pyspiel`` is imported when ``MeldmindBot`` is first
+used. The bot rebuilds the position by replaying OpenSpiel's history into meldmind's gin
+engine, whose ``observe`` keeps only what the bot's player may know; the level decides from
+that observation alone and answers with an OpenSpiel action id.
+
+Ids: both engines number a card ``suit * 13 + rank``, with suits C D H S in meldmind and
+s c d h in OpenSpiel, and share the other action ids (52 draw upcard, 53 draw stock, 54 pass,
+55 knock, 56 + meld id with the same meld formulas), so the mapping is a suit permutation.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from ..ai import decide, level_name
+from ..games import gin
+from ..kernels.rng import mix64
+
+K = gin.KERNEL
+CHANCE_PLAYER = -1
+_DEAL = 21   # chance outcomes of the deal: 10 + 10 cards and the upcard
+
+
+def to_openspiel_card(card: int) -> int:
+    suit, rank = divmod(int(card), 13)
+    return ((suit + 1) % 4) * 13 + rank
+
+
+def from_openspiel_card(card: int) -> int:
+    suit, rank = divmod(int(card), 13)
+    return ((suit + 3) % 4) * 13 + rank
+
+
+def _openspiel_meld_id(cards: list[int]) -> int:
+    """OpenSpiel's meld id of OpenSpiel cards: sets ``rank * 5 + missing suit`` (4 = all four),
+    then 3-, 4- and 5-card runs by ``suit * (14 - length) + start``."""
+    ranks = sorted(c % 13 for c in cards)
+    suits = sorted(c // 13 for c in cards)
+    if len(set(ranks)) == 1:
+        missing = [s for s in range(4) if s not in suits]
+        return ranks[0] * 5 + (missing[0] if missing else 4)
+    base = {3: 65, 4: 109, 5: 149}[len(cards)]
+    return base + suits[0] * (14 - len(cards)) + ranks[0]
+
+
+@functools.cache
+def _meld_maps() -> tuple[dict[int, int], dict[int, int]]:
+    to_os = {m: _openspiel_meld_id([to_openspiel_card(c) for c in gin.meld_cards(m)])
+             for m in range(K.NUM_MELDS)}
+    return to_os, {v: k for k, v in to_os.items()}
+
+
+def to_openspiel_action(action: int) -> int:
+    if action < K.NUM_CARDS:
+        return to_openspiel_card(action)
+    if action < K.MELD_BASE:
+        return int(action)
+    return K.MELD_BASE + _meld_maps()[0][action - K.MELD_BASE]
+
+
+def from_openspiel_action(action: int) -> int:
+    if action < K.NUM_CARDS:
+        return from_openspiel_card(action)
+    if action < K.MELD_BASE:
+        return int(action)
+    return K.MELD_BASE + _meld_maps()[1][action - K.MELD_BASE]
+
+
+def deal_state(hand0: list[int], hand1: list[int], upcard: int, draws: list[int]) -> np.ndarray:
+    """A meldmind gin state with this deal; ``draws`` are the first stock cards in draw order
+    (meldmind cards). The rest of the stock is in an arbitrary order."""
+    state = K.new_state(gin.make_params({}), np.int64(0))
+    used = set(hand0) | set(hand1) | {upcard} | set(draws)
+    state[K.S_HAND] = sum(1 << c for c in hand0)
+    state[K.S_HAND + 1] = sum(1 << c for c in hand1)
+    state[K.S_UPCARD] = upcard
+    stock = [c for c in range(K.NUM_CARDS) if c not in used] + list(draws)[::-1]  # pops from the end
+    state[K.S_STOCK:K.S_STOCK + len(stock)] = stock
+    return state
+
+
+def meldmind_state(openspiel_state: Any) -> np.ndarray:
+    """The meldmind gin state of an OpenSpiel ``gin_rummy`` state, by replaying its history."""
+    history = openspiel_state.full_history()
+    chance = [from_openspiel_card(step.action) for step in history if step.player == CHANCE_PLAYER]
+    if len(chance) < _DEAL:
+        raise ValueError("the OpenSpiel state is still being dealt")
+    state = deal_state(chance[:10], chance[10:20], chance[20], chance[_DEAL:])
+    for step in history:
+        if step.player != CHANCE_PLAYER:
+            K.apply_action(state, from_openspiel_action(step.action))
+    return state
+
+
+def observation_for(openspiel_state: Any, player: int) -> np.ndarray:
+    """What ``player`` may know, as a meldmind gin observation array."""
+    obs = np.zeros(K.OBS_SIZE, np.int64)
+    K.observe(meldmind_state(openspiel_state), player, obs)
+    return obs
+
+
+@functools.cache
+def _bot_class() -> type:
+    import pyspiel
+
+    class MeldmindBot(pyspiel.Bot):
+        """A meldmind level playing OpenSpiel's ``gin_rummy`` as ``player_id``."""
+
+        def __init__(self, player_id: int, *, level: str = "master",
+                     budget_ms: float | None = None, iterations: int | None = None,
+                     seed: int | None = None):
+            pyspiel.Bot.__init__(self)
+            self.player_id = player_id
+            self.level = level_name(level)
+            self.budget_ms = budget_ms
+            self.iterations = iterations
+            self.seed = 0 if seed is None else seed
+
+        def restart_at(self, state: Any) -> None:
+            pass
+
+        def inform_action(self, state: Any, player_id: int, action: int) -> None:
+            pass
+
+        def step(self, state: Any) -> int:
+            obs = observation_for(state, self.player_id)
+            # OpenSpiel may refuse a knock that meldmind's exact deadwood allows: choose
+            # among the moves both engines accept
+            allowed = {from_openspiel_action(a) for a in state.legal_actions(self.player_id)}
+            seed = int(mix64(np.uint64(self.seed) ^ np.uint64(len(state.history()))) >> np.uint64(1))
+            decision = decide("gin", self.level, obs, seed=seed, iterations=self.iterations,
+                              budget_ms=self.budget_ms, allowed=allowed)
+            return to_openspiel_action(decision.action)
+
+    return MeldmindBot
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MeldmindBot":
+        return _bot_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

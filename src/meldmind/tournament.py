@@ -1,0 +1,199 @@
+"""The arena: two levels play mirrored deals — every deal twice, seats swapped — and the
+result is reported with a 95% Wilson interval and an Elo difference.
+
+>>> r = arena("gin", "easy", "beginner", deals=20, seed=1, processes=1, progress=False)
+>>> r.games, r.wins_a + r.wins_b + r.draws
+(40, 40)
+>>> 0.0 <= r.ci95[0] <= r.win_rate <= r.ci95[1] <= 1.0
+True
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass
+from multiprocessing import get_context
+from typing import Any
+
+import numpy as np
+
+from .ai import ai_module, decide, level_name
+from .errors import OptionError
+from .game import game_module, resolve_game_options
+from .kernels import levels
+from .kernels.rng import mix64
+
+Z95 = 1.959963984540054
+_CHUNK = 8   # deals per task sent to a worker process
+
+
+@dataclass(frozen=True)
+class ArenaResult:
+    variant: str
+    level_a: str
+    level_b: str
+    deals: int
+    seed: int
+    games: int
+    wins_a: int
+    wins_b: int
+    draws: int
+    win_rate: float                 # A's share of the decided games
+    ci95: tuple[float, float]       # Wilson interval of win_rate
+    mean_score_diff: float          # A's return minus B's, per game
+    elo_diff: float | None          # A's Elo advantage from win_rate (None when it is 0 or 1)
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def wilson_interval(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion.
+
+    >>> tuple(round(x, 4) for x in wilson_interval(60, 100))
+    (0.502, 0.6906)
+    """
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def elo_difference(win_rate: float) -> float | None:
+    """Elo points that make ``win_rate`` the expected score.
+
+    >>> round(elo_difference(0.64), 1)
+    100.0
+    """
+    if not 0.0 < win_rate < 1.0:
+        return None
+    return 400.0 * math.log10(win_rate / (1.0 - win_rate))
+
+
+def _deal_seed(seed: int, deal: int) -> int:
+    return int(mix64(np.uint64(seed) ^ np.uint64(deal * 2 + 1)) >> np.uint64(1))
+
+
+def _play(variant: str, options: dict, deal_seed: int, seat_levels: tuple[str, ...],
+          iterations: int | None, budget_ms: float | None, ai_seed: int) -> list[float]:
+    """One game; seat s is played by ``seat_levels[s]``."""
+    module = game_module(variant)
+    kernel, ai = module.KERNEL, ai_module(variant)
+    params = module.make_params(options)
+    numbers = np.array([levels.NAMES.index(name) for name in seat_levels], np.int64)
+    out = np.zeros(len(seat_levels), np.float64)
+    if budget_ms is None:
+        counts = np.array([iterations if iterations is not None else ai.default_iterations(n)
+                           for n in numbers], np.int64)
+        ai.play_game(params, np.int64(deal_seed), numbers, counts, np.int64(ai_seed), out)
+        return out.tolist()
+    state = kernel.new_state(params, np.int64(deal_seed))
+    obs = np.zeros(kernel.OBS_SIZE, np.int64)
+    step = 0
+    while not kernel.is_terminal(state):
+        seat = int(kernel.current_player(state))
+        kernel.observe(state, seat, obs)
+        choice = decide(variant, seat_levels[seat], obs, seed=_deal_seed(ai_seed, step),
+                        iterations=iterations, budget_ms=budget_ms)
+        kernel.apply_action(state, choice.action)
+        step += 1
+    kernel.returns(state, out)
+    return out.tolist()
+
+
+def _play_deals(variant: str, options: dict, level_a: str, level_b: str, seed: int,
+                deals: list[int], iterations: int | None, budget_ms: float | None
+                ) -> list[tuple[float, float]]:
+    """(A's return - B's return) for A in seat 0 and then in seat 1, for each deal."""
+    results = []
+    for deal in deals:
+        deal_seed = _deal_seed(seed, deal)
+        first = _play(variant, options, deal_seed, (level_a, level_b), iterations, budget_ms,
+                      deal_seed ^ 1)
+        second = _play(variant, options, deal_seed, (level_b, level_a), iterations, budget_ms,
+                       deal_seed ^ 2)
+        results.append((first[0] - first[1], second[1] - second[0]))
+    return results
+
+
+def _single_thread_worker() -> None:
+    import numba
+    numba.set_num_threads(1)  # processes already use the cores
+
+
+def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: int = 0,
+          processes: int | None = None, budget_ms: float | None = None,
+          iterations: int | None = None, options: dict | None = None,
+          progress: bool = True) -> ArenaResult:
+    """Play ``deals`` mirrored deal pairs of ``level_a`` against ``level_b`` (two seats).
+
+    Search levels use ``iterations`` determinizations per decision, or ``budget_ms`` per
+    decision, or their default budget. ``processes`` defaults to the machine's cores.
+    """
+    import time
+
+    a, b = level_name(level_a), level_name(level_b)
+    module = game_module(variant)
+    options = resolve_game_options(module, variant, options)
+    if options.get("num_players", 2) != 2:
+        raise OptionError("the arena plays two-player games")
+    if not isinstance(deals, int) or deals < 1:
+        raise OptionError(f"deals must be a positive integer, not {deals!r}")
+    processes = processes or os.cpu_count() or 1
+    chunks = [list(range(i, min(i + _CHUNK, deals))) for i in range(0, deals, _CHUNK)]
+    diffs: list[tuple[float, float]] = []
+    started = time.perf_counter()
+    bar = _progress(deals, f"{variant} {a} vs {b}", progress)
+    try:
+        if processes == 1:
+            for chunk in chunks:
+                diffs += _play_deals(variant, options, a, b, seed, chunk, iterations, budget_ms)
+                bar.update(len(chunk))
+        else:
+            with ProcessPoolExecutor(max_workers=processes, mp_context=get_context("spawn"),
+                                     initializer=_single_thread_worker) as pool:
+                futures = [pool.submit(_play_deals, variant, options, a, b, seed, chunk,
+                                       iterations, budget_ms) for chunk in chunks]
+                for future in as_completed(futures):
+                    part = future.result()
+                    diffs += part
+                    bar.update(len(part))
+    finally:
+        bar.close()
+    games = [d for pair in diffs for d in pair]
+    wins_a = sum(d > 0 for d in games)
+    wins_b = sum(d < 0 for d in games)
+    decided = wins_a + wins_b
+    rate = wins_a / decided if decided else 0.5
+    return ArenaResult(variant, a, b, deals, seed, len(games), wins_a, wins_b,
+                       len(games) - decided, rate, wilson_interval(wins_a, decided),
+                       float(np.mean(games)), elo_difference(rate),
+                       time.perf_counter() - started)
+
+
+def _progress(total: int, label: str, enabled: bool):
+    from tqdm import tqdm
+    return tqdm(total=total, desc=label, unit="deal", disable=not enabled, file=sys.stderr,
+                leave=False)
+
+
+def format_table(results: list[ArenaResult]) -> str:
+    """A readable results table, one row per match."""
+    header = ("variant", "A", "B", "deals", "games", "A wins", "B wins", "draws", "A win rate",
+              "95% interval", "score diff", "Elo", "time")
+    rows = [header]
+    for r in results:
+        elo = f"{r.elo_diff:+.0f}" if r.elo_diff is not None else "—"
+        rows.append((r.variant, r.level_a, r.level_b, str(r.deals), str(r.games), str(r.wins_a),
+                     str(r.wins_b), str(r.draws), f"{r.win_rate:.1%}",
+                     f"{r.ci95[0]:.1%} – {r.ci95[1]:.1%}", f"{r.mean_score_diff:+.2f}", elo,
+                     f"{r.seconds:.1f}s"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
