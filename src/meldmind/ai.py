@@ -35,7 +35,7 @@ LEVEL_ALIASES = {
 }
 SEARCH_LEVELS = ("expert", "master")
 ALTERNATIVES_SHOWN = 5
-_BUDGET_SLICES = 8   # a budgeted search runs in slices so it can stop on time
+_BUDGET_FILL = 0.9   # share of the remaining budget a search slice may plan to use
 
 
 def level_name(level: str) -> str:
@@ -152,17 +152,20 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int,
         if budget_ms <= 0:
             raise OptionError(f"budget_ms must be positive, not {budget_ms}")
         deadline = time.perf_counter() + budget_ms / 1000
-        step = max(1, int(ai.default_iterations(number)) // _BUDGET_SLICES)
         limit = iterations if iterations is not None else 1 << 30
+        per_determinization = None
         while done < limit:
+            remaining = deadline - time.perf_counter()
+            if per_determinization is None:
+                count = 1   # measure the speed first
+            else:
+                count = min(limit - done, int(remaining / per_determinization * _BUDGET_FILL))
+                if count < 1:
+                    break
             started = time.perf_counter()
-            count = min(step, limit - done)
             ai.search(obs, number, np.int64(seed), done, count, values, visits)
             done += count
-            now = time.perf_counter()
-            # stop when one more slice of this size would cross the deadline
-            if now + (now - started) > deadline:
-                break
+            per_determinization = (time.perf_counter() - started) / count
     action = int(ai.pick(obs, values, visits, buffer, n, number, np.int64(seed)))
     return Decision(action, legal, values, visits, done)
 

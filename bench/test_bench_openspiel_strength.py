@@ -1,0 +1,83 @@
+"""meldmind's master, through the OpenSpiel adapter, against OpenSpiel's own gin bots on
+mirrored deals (every deal played twice, seats swapped).
+
+The number of deal pairs comes from MELDMIND_STRENGTH_PAIRS (default 2, a smoke run); the
+README's figures come from `MELDMIND_STRENGTH_PAIRS=200 pytest bench/test_bench_openspiel_strength.py -s`.
+"""
+import os
+import time
+
+import numpy as np
+import pytest
+
+from meldmind.tournament import elo_difference, wilson_interval
+
+pyspiel = pytest.importorskip("pyspiel", reason="install the bench extra for OpenSpiel's bots")
+from meldmind.integrations.openspiel import MeldmindBot  # noqa: E402
+
+PAIRS = int(os.environ.get("MELDMIND_STRENGTH_PAIRS", "2"))
+ISMCTS_SIMULATIONS = int(os.environ.get("MELDMIND_ISMCTS_SIMULATIONS", "1000"))
+
+
+class TimedBot(pyspiel.Bot):
+    """Wraps a bot and accumulates its thinking time per move."""
+
+    def __init__(self, bot):
+        pyspiel.Bot.__init__(self)
+        self.bot, self.seconds, self.moves = bot, 0.0, 0
+
+    def restart_at(self, state):
+        self.bot.restart_at(state)
+
+    def inform_action(self, state, player, action):
+        self.bot.inform_action(state, player, action)
+
+    def step(self, state):
+        started = time.perf_counter()
+        action = self.bot.step(state)
+        self.seconds += time.perf_counter() - started
+        self.moves += 1
+        return action
+
+
+def _match(make_opponent, label):
+    game = pyspiel.load_game("gin_rummy")
+    wins = losses = draws = 0
+    diffs = []
+    ours_time = ours_moves = theirs_time = theirs_moves = 0
+    for deal in range(PAIRS):
+        for our_seat in (0, 1):
+            ours = TimedBot(MeldmindBot(our_seat, level="master", seed=deal))
+            theirs = TimedBot(make_opponent(1 - our_seat, game, deal))
+            bots = [ours, theirs] if our_seat == 0 else [theirs, ours]
+            returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 10_000 + deal)
+            diff = returns[our_seat] - returns[1 - our_seat]
+            diffs.append(diff)
+            wins += diff > 0
+            losses += diff < 0
+            draws += diff == 0
+            ours_time, ours_moves = ours_time + ours.seconds, ours_moves + ours.moves
+            theirs_time, theirs_moves = theirs_time + theirs.seconds, theirs_moves + theirs.moves
+    decided = wins + losses
+    rate = wins / decided if decided else 0.5
+    low, high = wilson_interval(wins, decided)
+    elo = elo_difference(rate)
+    print(f"\nmaster vs {label}: {PAIRS} deal pairs, {2 * PAIRS} games, {wins}-{losses}-{draws} "
+          f"(W-L-D), win rate {rate:.1%} [{low:.1%}, {high:.1%}], mean score diff "
+          f"{np.mean(diffs):+.2f}, Elo {elo if elo is None else round(elo)}; "
+          f"ms/move: master {1000 * ours_time / max(ours_moves, 1):.1f}, "
+          f"{label} {1000 * theirs_time / max(theirs_moves, 1):.1f}")
+    return wins, losses, draws
+
+
+def test_master_vs_openspiel_simple_gin_bot():
+    _match(lambda player, game, deal: pyspiel.make_simple_gin_rummy_bot(game.get_parameters(), player),
+           "simple_gin_rummy_bot")
+
+
+def test_master_vs_openspiel_ismcts():
+    def ismcts(player, game, deal):
+        evaluator = pyspiel.RandomRolloutEvaluator(1, deal)
+        return pyspiel.ISMCTSBot(deal, evaluator, 2.0, ISMCTS_SIMULATIONS, max_world_samples=-1,
+                                 final_policy_type=pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT)
+    _match(ismcts, f"ISMCTSBot({ISMCTS_SIMULATIONS} simulations, random rollouts)")

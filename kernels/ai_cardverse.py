@@ -1,0 +1,821 @@
+"""CardVerse Rami AI levels (RULES.md §4.9, §6, Decision 11 of §4.10): numba kernels.
+
+The contract is ``docs/ai-contract.md``. Every level decides from an observation array
+(``cardverse.observe``) only; determinized states exist only inside ``search``.
+
+Helpers (§4.9), all computed from the observation of the seat that decides:
+
+* **best partition / leftover**: ``bridge.leftover`` (exact, the hand algebra); a meld ``m`` of
+  the hand is "in a best partition" iff ``deadwood(hand - m) == deadwood(hand)``.
+* **dead** cards: on the table, in the discard pile, or known to be held by another seat (taken
+  from the discard: the rest of the discard history). **live** = neither dead nor in the hand.
+* **partial meld**: two leftover cards of the same rank, or of the same suit at run distance 1-2
+  (order 2..A, no wrap), with at least one live completing card.
+* **single**: a card in no complete meld of the best partition and in no partial meld.
+* **feed_risk(c)**: 1 if ``c`` can be laid off on a table meld or completes a meld with the cards
+  the next seat is known to hold, else 0.5 if ``c`` is a partial-meld partner of such a card,
+  else 0.
+* Tie-breaks everywhere: the higher rank (A high), then the higher suit in the order C<D<H<S.
+
+Levels (``policy``, levels 0-2):
+
+* beginner: a uniform legal category (draw stock / take discard / lay meld / lay off /
+  discard), then a uniform legal move in it.
+* easy (Kolay): DRAW takes the discard iff it can be melded (it is in the best partition of the
+  hand plus it) or laid off on the table, else stock. PLAY lays the biggest meld of a best
+  partition while there is one, then every legal lay-off (highest card first); the legal list
+  already enforces ``discard_to_win``. DISCARD the highest-value single (Decision 11), else the
+  highest-value leftover card, else the highest-value legal card.
+* normal: DRAW takes the discard iff it is melded in the best partition of the hand plus it, or
+  can be laid off, or turns a single into a partial meld with >= 2 live completing cards; else
+  stock. PLAY lays the meld of a best partition whose remaining leftover keeps the most partial
+  melds (then the bigger meld), then *useful* lay-offs: those of cards outside the best
+  partition (highest card first; a lay-off of a card of a complete meld in hand would break it).
+  Laying off partial-meld cards too measured better than keeping them. DISCARD argmax of
+  ``value(c) - 8 [c in a partial meld] - 6 feed_risk(c)`` over the legal leftover cards (all
+  legal discards when no leftover card may be discarded).
+
+Search (levels 3-4, ``search`` + ``pick``): determinized Monte Carlo. Determinization ``k`` is
+seeded from ``(seed, k)`` alone. On it every legal atomic move (draw stock / take discard; lay
+one meld / lay off one card / discard one card) is applied and the hand is played out to its
+end, every seat (the searching one included, which completes its turn) playing the normal
+heuristic from its own observation of the determinized state: the anticipation of the
+opponents' replies by their modelled policy. All moves of one determinization share the same
+sampled world (common random numbers). The return of a hand for the observing seat is
+``(gain + WIN_BONUS_POINTS) / target`` for the hand winner and ``-(gain + WIN_BONUS_POINTS) /
+(target (N - 1))`` for the others (``gain`` = the points the winner scores: the sum of the other
+hands), replaced by the game's own returns (+1 / -1/(N-1)) when the hand ends the game: that is
+``values / visits``. The bonus makes winning the hand count besides its points. The memory of
+every open pickup and discard is the observation itself (``determinize`` keeps the cards each
+opponent is known to hold and never deals a dead card); the end game needs nothing special: a
+playout that draws from the empty stock ends the hand and the rules kernel scores it, the lowest
+hand value winning, so near the end of the stock the search weighs raw hand values. ``pick``
+plays the best mean; the rollout heuristic's own move gets ``PRIOR_POINTS`` of credit.
+
+Master adds (RULES.md §6) an opponent model: each determinization is drawn by
+sampling-importance-resampling among ``MODEL_CANDIDATES`` ``determinize`` candidates, weighted
+by how well each opponent's sampled hand explains what the observation reveals (a card it took
+openly and still holds suggests it holds a partner of it: ``W_PICKUP_NO_PARTNER`` otherwise;
+every card of the discard pile was thrown or passed over by an opponent, so a sampled hand that
+would meld it or pair with it is less likely: ``W_PASSED_*``); a larger budget
+(``MASTER_ITERATIONS``); and a bluff rule in ``pick`` (see there). Expert's determinizations are
+uniform over the unseen cards.
+
+``play_game`` plays a whole game with the arena's levels; ``play_hand`` is the same but stops
+after the first hand and writes each seat's score differential for that hand (the winner's
+gain for the winner, ``-gain / (N - 1)`` for the others, in points). ``play_games`` runs many
+such games in parallel (``prange``, each game single-threaded) for strength runs.
+"""
+import numpy as np
+from numba import njit, prange
+
+from . import bridge
+from . import cardverse as K
+from .bits import lowest_bit, popcount
+from .levels import BEGINNER, EASY, EXPERT, MASTER, NORMAL
+from .rng import below, mix64, seed_slot
+
+# --- tuning constants ---------------------------------------------------------------------
+EXPERT_ITERATIONS = 400         # determinizations per decision at the default budget
+MASTER_ITERATIONS = 1000
+EXPERT_ROLLOUT = NORMAL         # rollout heuristic of the expert's playouts
+MASTER_ROLLOUT = NORMAL         # master: opponents' replies played by the modelled normal policy
+MODEL_CANDIDATES = 6            # master: determinize() candidates per resampled determinization
+WIN_BONUS_POINTS = 25           # hand return: (gain + this) / target for the hand winner
+PRIOR_POINTS = 1.0              # credit of the rollout heuristic's move in pick
+BLUFF_RATE = 0.75               # master: how often it bluffs when it may
+BLUFF_MARGIN_POINTS = 0.5       # master: moves this close to the best (in points) count as ties
+W_PICKUP_NO_PARTNER = 0.3       # likelihood factors of the opponent model
+W_PASSED_MELD = 0.35
+W_PASSED_PARTNER = 0.85
+W_PASSED_MELD_MULTI = 0.6       # 3-4 players: who passed or threw a pile card is not known
+W_PASSED_PARTNER_MULTI = 0.95
+
+FULL_DECK = (1 << 52) - 1
+LANE = 0x1FFF
+CATEGORY_DRAW = 0
+CATEGORY_TAKE = 1
+CATEGORY_MELD = 2
+CATEGORY_LAYOFF = 3
+CATEGORY_DISCARD = 4
+
+
+def _tables():
+    rank_mask = np.zeros(13, dtype=np.int64)
+    for r in range(13):
+        for s in range(4):
+            rank_mask[r] |= 1 << (s * 13 + r)
+
+    def pos(c):
+        return (c % 13 + 12) % 13
+
+    def card(s, p):
+        return s * 13 + (p + 1) % 13
+
+    comp = np.zeros((52, 52), dtype=np.int64)
+    for a in range(52):
+        for b in range(52):
+            if a == b:
+                continue
+            if a % 13 == b % 13:
+                comp[a, b] = rank_mask[a % 13] & ~(1 << a) & ~(1 << b)
+            elif a // 13 == b // 13:
+                s = a // 13
+                lo, hi = sorted((pos(a), pos(b)))
+                if hi - lo == 1:
+                    m = 0
+                    if lo >= 1:
+                        m |= 1 << card(s, lo - 1)
+                    if hi <= 11:
+                        m |= 1 << card(s, hi + 1)
+                    comp[a, b] = m
+                elif hi - lo == 2:
+                    comp[a, b] = 1 << card(s, lo + 1)
+    neigh = np.zeros(52, dtype=np.int64)
+    for a in range(52):
+        for b in range(52):
+            if comp[a, b]:
+                neigh[a] |= 1 << b
+    key = np.array([pos(c) * 4 + c // 13 for c in range(52)], dtype=np.int64)
+    return rank_mask, comp, neigh, key
+
+
+RANK_MASK, COMPLETERS, PARTNERS, TIE_KEY = _tables()
+CARD_VALUE = K.CARD_VALUE
+
+
+# ---------------------------------------------------------------------------------------------
+# Card helpers
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _value(c, ace_high):
+    if ace_high and c % 13 == 0:
+        return 11
+    return CARD_VALUE[c]
+
+
+@njit(cache=True, inline="always")
+def _positions(hand, suit):
+    """One suit's cards of ``hand`` as run positions (bit 0 = 2 .. bit 12 = A)."""
+    lane = (hand >> (suit * 13)) & LANE
+    return ((lane >> 1) & 0xFFF) | ((lane & 1) << 12)
+
+
+@njit(cache=True, inline="always")
+def _card_at(suit, position):
+    return suit * 13 + (position + 1) % 13
+
+
+@njit(cache=True)
+def _deadwood(hand, ace_high):
+    return bridge.deadwood(K.VARIANT_ID, hand, ace_high) >> 8
+
+
+@njit(cache=True)
+def _leftover(hand, ace_high):
+    return bridge.leftover(K.VARIANT_ID, hand, ace_high)
+
+
+@njit(cache=True)
+def _completes_meld(c, hand):
+    """Whether card ``c`` forms a meld with two or more cards of ``hand``."""
+    if popcount(RANK_MASK[c % 13] & hand & ~(1 << c)) >= 2:
+        return True
+    s = c // 13
+    p = (c % 13 + 12) % 13
+    q = _positions(hand, s) | (1 << p)
+    r3 = q & (q >> 1) & (q >> 2)
+    return (r3 & ((7 << p) >> 2)) != 0
+
+
+@njit(cache=True)
+def _meld_extensions(mask, kind):
+    """Cards that extend one table meld by one card."""
+    if kind == K.KIND_GROUP:
+        if popcount(mask) >= 4:
+            return 0
+        return RANK_MASK[lowest_bit(mask) % 13] & ~mask
+    s = lowest_bit(mask) // 13
+    q = _positions(mask, s)
+    lo = lowest_bit(q)
+    hi = lo
+    while hi < 12 and (q >> (hi + 1)) & 1:
+        hi += 1
+    out = 0
+    if lo > 0:
+        out |= 1 << _card_at(s, lo - 1)
+    if hi < 12:
+        out |= 1 << _card_at(s, hi + 1)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# What an observation tells
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _table_cards(obs):
+    m = 0
+    for t in range(obs[K.O_TABLE_N]):
+        m |= obs[K.O_TABLE_MASK + t]
+    return m
+
+
+@njit(cache=True)
+def _layable(obs):
+    """Every card that can be laid off on some table meld now."""
+    m = 0
+    for t in range(obs[K.O_TABLE_N]):
+        m |= _meld_extensions(obs[K.O_TABLE_MASK + t], obs[K.O_TABLE_KIND + t])
+    return m
+
+
+@njit(cache=True)
+def _pile_cards(obs):
+    m = 0
+    for i in range(obs[K.O_DISCARD_N]):
+        m |= 1 << obs[K.O_DISCARD + i]
+    return m
+
+
+@njit(cache=True)
+def _live(obs):
+    """Cards not known to be dead: not in the hand, on the table, in the discard pile or known to
+    be held by another seat."""
+    seat = obs[K.O_SEAT]
+    dead = obs[K.O_HAND] | _table_cards(obs) | _pile_cards(obs)
+    for p in range(obs[K.O_PARAMS + K.P_NUM_PLAYERS]):
+        if p != seat:
+            dead |= obs[K.O_KNOWN + p]
+    return FULL_DECK & ~dead
+
+
+@njit(cache=True)
+def _partials(cards, live):
+    """(mask of the cards of ``cards`` in some partial meld, number of partial-meld pairs)."""
+    inside = 0
+    pairs = 0
+    rest = cards
+    while rest:
+        a = lowest_bit(rest)
+        rest &= rest - 1
+        others = PARTNERS[a] & rest
+        while others:
+            b = lowest_bit(others)
+            others &= others - 1
+            if COMPLETERS[a, b] & live:
+                inside |= (1 << a) | (1 << b)
+                pairs += 1
+    return inside, pairs
+
+
+@njit(cache=True)
+def _feed_risk2(obs, c, layable):
+    """2 x feed_risk(c) for the seat of ``obs`` (integers: 2, 1 or 0)."""
+    if (layable >> c) & 1:
+        return 2
+    n = obs[K.O_PARAMS + K.P_NUM_PLAYERS]
+    known = obs[K.O_KNOWN + (obs[K.O_SEAT] + 1) % n]
+    if known == 0:
+        return 0
+    if _completes_meld(c, known):
+        return 2
+    if PARTNERS[c] & known:
+        return 1
+    return 0
+
+
+@njit(cache=True)
+def _best_card(cards, ace_high):
+    """The highest-value card of a non-empty mask (tie: higher rank, A high, then suit)."""
+    best = -1
+    best_v = -1
+    best_k = -1
+    rest = cards
+    while rest:
+        c = lowest_bit(rest)
+        rest &= rest - 1
+        v = _value(c, ace_high)
+        if v > best_v or (v == best_v and TIE_KEY[c] > best_k):
+            best, best_v, best_k = c, v, TIE_KEY[c]
+    return best
+
+
+@njit(cache=True)
+def _legal_discards(legal, n):
+    m = 0
+    for i in range(n):
+        a = legal[i]
+        if K.A_DISCARD <= a < K.A_MELD:
+            m |= 1 << (a - K.A_DISCARD)
+    return m
+
+
+@njit(cache=True)
+def _has(legal, n, action):
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if legal[mid] < action:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < n and legal[lo] == action
+
+
+# ---------------------------------------------------------------------------------------------
+# Beginner, easy, normal
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _category(a):
+    if a == K.DRAW_STOCK:
+        return CATEGORY_DRAW
+    if a == K.TAKE_DISCARD:
+        return CATEGORY_TAKE
+    if a < K.A_MELD:
+        return CATEGORY_DISCARD
+    if a < K.A_LAYOFF:
+        return CATEGORY_MELD
+    return CATEGORY_LAYOFF
+
+
+@njit(cache=True)
+def _beginner(legal, n, rng):
+    counts = np.zeros(5, dtype=np.int64)
+    for i in range(n):
+        counts[_category(legal[i])] += 1
+    present = 0
+    for k in range(5):
+        if counts[k]:
+            present += 1
+    pick = below(rng, 0, present)
+    cat = -1
+    for k in range(5):
+        if counts[k]:
+            if pick == 0:
+                cat = k
+                break
+            pick -= 1
+    j = below(rng, 0, counts[cat])
+    for i in range(n):
+        if _category(legal[i]) == cat:
+            if j == 0:
+                return legal[i]
+            j -= 1
+    return legal[0]
+
+
+@njit(cache=True)
+def _best_partition_meld(legal, n, hand, ace_high, live, by_partials):
+    """The legal LAY_MELD of a best partition to lay now (-1 if none): the biggest one, or with
+    ``by_partials`` the one whose remaining leftover keeps the most partial melds, then the
+    biggest; then the first in id order."""
+    dw = -1
+    best = -1
+    best_score = -1
+    for i in range(n):
+        a = legal[i]
+        if a < K.A_MELD or a >= K.A_LAYOFF:
+            continue
+        if dw < 0:
+            dw = _deadwood(hand, ace_high)
+        m = K.MELD_MASK[a - K.A_MELD]
+        if _deadwood(hand & ~m, ace_high) != dw:
+            continue
+        score = popcount(m)
+        if by_partials:
+            inside, pairs = _partials(_leftover(hand & ~m, ace_high), live)
+            score += 16 * pairs
+        if score > best_score:
+            best_score = score
+            best = a
+    return best
+
+
+@njit(cache=True)
+def _best_layoff(legal, n, allowed, ace_high):
+    """The legal LAY_OFF of the highest-value card of ``allowed`` (first target), -1 if none."""
+    best = -1
+    best_v = -1
+    best_k = -1
+    for i in range(n):
+        a = legal[i]
+        if a < K.A_LAYOFF:
+            continue
+        c = ((a - K.A_LAYOFF) // 3) % K.NUM_CARDS
+        if not (allowed >> c) & 1:
+            continue
+        v = _value(c, ace_high)
+        if v > best_v or (v == best_v and TIE_KEY[c] > best_k):
+            best, best_v, best_k = a, v, TIE_KEY[c]
+    return best
+
+
+@njit(cache=True)
+def _take_melds(obs, top, hand, ace_high):
+    """The discard top can be melded (best partition of hand + top) or laid off."""
+    if (_layable(obs) >> top) & 1:
+        return True
+    return not (_leftover(hand | (1 << top), ace_high) >> top) & 1
+
+
+@njit(cache=True)
+def _easy(obs, legal, n):
+    ace_high = obs[K.O_PARAMS + K.P_ACE_HIGH]
+    hand = obs[K.O_HAND]
+    if obs[K.O_PHASE] == K.PHASE_DRAW:
+        if _has(legal, n, K.TAKE_DISCARD):
+            top = obs[K.O_DISCARD + obs[K.O_DISCARD_N] - 1]
+            if _take_melds(obs, top, hand, ace_high):
+                return K.TAKE_DISCARD
+        return K.DRAW_STOCK
+    a = _best_partition_meld(legal, n, hand, ace_high, 0, False)
+    if a >= 0:
+        return a
+    a = _best_layoff(legal, n, FULL_DECK, ace_high)
+    if a >= 0:
+        return a
+    discards = _legal_discards(legal, n)
+    left = _leftover(hand, ace_high)
+    inside, pairs = _partials(left, _live(obs))
+    singles = left & ~inside & discards
+    if singles:
+        return K.A_DISCARD + _best_card(singles, ace_high)
+    if left & discards:
+        return K.A_DISCARD + _best_card(left & discards, ace_high)
+    return K.A_DISCARD + _best_card(discards, ace_high)
+
+
+@njit(cache=True)
+def _normal(obs, legal, n):
+    ace_high = obs[K.O_PARAMS + K.P_ACE_HIGH]
+    hand = obs[K.O_HAND]
+    live = _live(obs)
+    if obs[K.O_PHASE] == K.PHASE_DRAW:
+        if _has(legal, n, K.TAKE_DISCARD):
+            top = obs[K.O_DISCARD + obs[K.O_DISCARD_N] - 1]
+            if _take_melds(obs, top, hand, ace_high):
+                return K.TAKE_DISCARD
+            left = _leftover(hand, ace_high)
+            inside, pairs = _partials(left, live)
+            singles = left & ~inside & PARTNERS[top]
+            while singles:
+                s = lowest_bit(singles)
+                singles &= singles - 1
+                if popcount(COMPLETERS[s, top] & live) >= 2:
+                    return K.TAKE_DISCARD
+        return K.DRAW_STOCK
+    a = _best_partition_meld(legal, n, hand, ace_high, live, True)
+    if a >= 0:
+        return a
+    left = _leftover(hand, ace_high)
+    inside, pairs = _partials(left, live)
+    useful = left
+    a = _best_layoff(legal, n, useful, ace_high)
+    if a >= 0:
+        return a
+    discards = _legal_discards(legal, n)
+    cands = left & discards
+    if cands == 0:
+        cands = discards
+    layable = _layable(obs)
+    best = -1
+    best_s = -(1 << 30)
+    best_k = -1
+    while cands:
+        c = lowest_bit(cands)
+        cands &= cands - 1
+        # 2 x (value - 8 [partial] - 6 feed_risk)
+        s = 2 * _value(c, ace_high) - 6 * _feed_risk2(obs, c, layable)
+        if (inside >> c) & 1:
+            s -= 16
+        if s > best_s or (s == best_s and TIE_KEY[c] > best_k):
+            best, best_s, best_k = c, s, TIE_KEY[c]
+    return K.A_DISCARD + best
+
+
+@njit(cache=True)
+def policy(obs, legal, n, level, rng):
+    """The move of a heuristic level (0-2) among ``legal[:n]``; -1 when there is none.
+    Search levels given here play the normal heuristic."""
+    if n <= 0:
+        return -1
+    if n == 1:
+        return legal[0]
+    if level == BEGINNER:
+        return _beginner(legal, n, rng)
+    if level == EASY:
+        return _easy(obs, legal, n)
+    return _normal(obs, legal, n)
+
+
+# ---------------------------------------------------------------------------------------------
+# Playouts and the search
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _seed_of(seed, k, salt):
+    z = np.uint64(seed) ^ (np.uint64(k) * np.uint64(0x9E3779B97F4A7C15)) \
+        ^ (np.uint64(salt) * np.uint64(0xD1B54A32D192ED03))
+    return np.int64(mix64(mix64(z)))
+
+
+@njit(cache=True)
+def _hand_return(state, seat):
+    """The observing seat's return for the hand that just ended (see the module docstring)."""
+    n = state[K.S_NUM_PLAYERS]
+    w = state[K.S_LAST_WINNER]
+    if state[K.S_PHASE] == K.PHASE_GAME_OVER:
+        return 1.0 if w == seat else -1.0 / (n - 1)
+    gain = 0
+    for p in range(n):
+        if p != w:
+            gain += state[K.S_LAST_VALUES + p]
+    g = (gain + WIN_BONUS_POINTS) / state[K.S_TARGET_SCORE]
+    return g if w == seat else -g / (n - 1)
+
+
+@njit(cache=True)
+def _rollout(state, seat, level, obs, legal):
+    """Play the current hand out with the heuristic ``level`` for every seat, each from its own
+    observation; return the observing seat's hand return."""
+    hand_no = state[K.S_HAND_NO]
+    while state[K.S_PHASE] != K.PHASE_GAME_OVER and state[K.S_HAND_NO] == hand_no:
+        p = state[K.S_CURRENT]
+        n = K.legal_actions(state, legal)
+        if n == 1:
+            a = legal[0]
+        else:
+            K.observe(state, p, obs)
+            if level == EASY:
+                a = _easy(obs, legal, n)
+            else:
+                a = _normal(obs, legal, n)
+        K.apply_action(state, a)
+    return _hand_return(state, seat)
+
+
+@njit(cache=True)
+def _model_weight(state, obs):
+    """Likelihood of the opponents' sampled hands under the opponent model (see the module
+    docstring): a product of factors <= 1."""
+    seat = obs[K.O_SEAT]
+    n = obs[K.O_PARAMS + K.P_NUM_PLAYERS]
+    pile = _pile_cards(obs)
+    w_meld = W_PASSED_MELD if n == 2 else W_PASSED_MELD_MULTI
+    w_partner = W_PASSED_PARTNER if n == 2 else W_PASSED_PARTNER_MULTI
+    w = 1.0
+    for o in range(n):
+        if o == seat:
+            continue
+        h = state[K.S_HAND + o]
+        known = obs[K.O_KNOWN + o]
+        while known:
+            k = lowest_bit(known)
+            known &= known - 1
+            if (PARTNERS[k] & h) == 0:
+                w *= W_PICKUP_NO_PARTNER
+        rest = pile
+        while rest:
+            d = lowest_bit(rest)
+            rest &= rest - 1
+            if _completes_meld(d, h):
+                w *= w_meld
+            elif PARTNERS[d] & h:
+                w *= w_partner
+    return w
+
+
+@njit(cache=True)
+def _determinization(obs, level, seed, k):
+    """Determinization ``k``: expert = ``determinize`` from (seed, k); master = resampled among
+    ``MODEL_CANDIDATES`` candidates by the opponent model's weights."""
+    if level < MASTER:
+        return K.determinize(obs, _seed_of(seed, k, 1))
+    weights = np.empty(MODEL_CANDIDATES, dtype=np.float64)
+    total = 0.0
+    for r in range(MODEL_CANDIDATES):
+        cand = K.determinize(obs, _seed_of(seed, k * MODEL_CANDIDATES + r, 2))
+        weights[r] = _model_weight(cand, obs)
+        total += weights[r]
+    rng = np.empty(1, dtype=np.int64)
+    seed_slot(rng, 0, _seed_of(seed, k, 3))
+    u = (below(rng, 0, 1 << 30) + 0.5) / (1 << 30) * total
+    chosen = MODEL_CANDIDATES - 1
+    acc = 0.0
+    for r in range(MODEL_CANDIDATES):
+        acc += weights[r]
+        if u < acc:
+            chosen = r
+            break
+    return K.determinize(obs, _seed_of(seed, k * MODEL_CANDIDATES + chosen, 2))
+
+
+@njit(cache=True)
+def _legal_from_obs(obs, out):
+    """The legal moves of the seat to act (they depend on public data and, in PLAY, on the
+    actor's own hand only: E3)."""
+    if obs[K.O_PHASE] == K.PHASE_GAME_OVER or obs[K.O_CURRENT] != obs[K.O_SEAT]:
+        return 0
+    return K.legal_actions(K.determinize(obs, 0), out)
+
+
+@njit(cache=True)
+def _evaluate(obs, level, seed, k, legal, n, row):
+    """Returns of the ``n`` legal moves on determinization ``k`` into ``row``."""
+    seat = obs[K.O_SEAT]
+    rollout = MASTER_ROLLOUT if level >= MASTER else EXPERT_ROLLOUT
+    base = _determinization(obs, level, seed, k)
+    work = np.empty(K.STATE_SIZE, dtype=np.int64)
+    ob = np.empty(K.OBS_SIZE, dtype=np.int64)
+    buf = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    for j in range(n):
+        work[:] = base
+        K.apply_action(work, legal[j])
+        row[j] = _rollout(work, seat, rollout, ob, buf)
+
+
+@njit(cache=True, parallel=True)
+def search(obs, level, seed, first, count, values, visits):
+    """Evaluate every legal move on determinizations ``first .. first + count - 1`` (levels 3-4):
+    add each move's summed return to ``values[action]`` and the evaluations to
+    ``visits[action]``. Per-determinization rows, reduced serially in index order, so the sums
+    do not depend on the threads or on how the work is split into calls."""
+    legal = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    n = _legal_from_obs(obs, legal)
+    if n == 0 or count <= 0:
+        return
+    rows = np.empty((count, n), dtype=np.float64)
+    for i in prange(count):
+        _evaluate(obs, level, seed, first + i, legal, n, rows[i])
+    for i in range(count):
+        for j in range(n):
+            values[legal[j]] += rows[i, j]
+            visits[legal[j]] += 1
+
+
+@njit(cache=True)
+def search_serial(obs, level, seed, first, count, values, visits):
+    """``search`` on one thread (same results), for games run in parallel."""
+    legal = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    n = _legal_from_obs(obs, legal)
+    if n == 0 or count <= 0:
+        return
+    row = np.empty(n, dtype=np.float64)
+    for i in range(count):
+        _evaluate(obs, level, seed, first + i, legal, n, row)
+        for j in range(n):
+            values[legal[j]] += row[j]
+            visits[legal[j]] += 1
+
+
+@njit(cache=True)
+def _reveal(a):
+    """How much a move tells the opponents: taking the discard advertises a meld."""
+    return 1 if a == K.TAKE_DISCARD else 0
+
+
+@njit(cache=True)
+def pick(obs, values, visits, legal, n, level, seed):
+    """The move a search level plays from the accumulated statistics: the best mean, the rollout
+    heuristic's own move getting ``PRIOR_POINTS`` of credit against the noise of the estimates
+    (ties: the lowest id). Master bluffs: when the best move reveals something (taking the
+    discard) and a move that reveals less is within ``BLUFF_MARGIN_POINTS`` of it, it plays that
+    one with probability ``BLUFF_RATE`` (seeded by ``seed``)."""
+    if n <= 0:
+        return -1
+    rollout = MASTER_ROLLOUT if level >= MASTER else EXPERT_ROLLOUT
+    plan = legal[0]
+    if n > 1:
+        plan = _easy(obs, legal, n) if rollout == EASY else _normal(obs, legal, n)
+    target = obs[K.O_PARAMS + K.P_TARGET_SCORE]
+    prior = PRIOR_POINTS / target
+    means = np.full(n, -np.inf)
+    best = -1
+    best_mean = -np.inf
+    for i in range(n):
+        a = legal[i]
+        if visits[a] > 0:
+            means[i] = values[a] / visits[a]
+            if a == plan:
+                means[i] += prior
+            if means[i] > best_mean:
+                best_mean = means[i]
+                best = a
+    if best < 0:
+        return plan
+    if level < MASTER:
+        return best
+    if _reveal(best) == 0:
+        return best
+    # bluff: a move that reveals less, within the margin of the best, is played instead with
+    # probability BLUFF_RATE (seeded), the first such in id order
+    margin = BLUFF_MARGIN_POINTS / target
+    for i in range(n):
+        if means[i] >= best_mean - margin and _reveal(legal[i]) < _reveal(best):
+            rng = np.empty(1, dtype=np.int64)
+            seed_slot(rng, 0, _seed_of(seed, 0, 4))
+            if below(rng, 0, 1000) < BLUFF_RATE * 1000:
+                return legal[i]
+            break
+    return best
+
+
+@njit(cache=True)
+def default_iterations(level):
+    """Determinizations per decision at the default budget (0 for the heuristic levels)."""
+    if level == EXPERT:
+        return EXPERT_ITERATIONS
+    if level >= MASTER:
+        return MASTER_ITERATIONS
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Deciding and playing
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def choose(obs, level, iterations, seed, parallel):
+    """The move of ``level`` for the observation (the seat must be the one to act): the policy,
+    or ``search`` over ``iterations`` determinizations then ``pick``. Seeded by ``seed`` only."""
+    legal = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    n = _legal_from_obs(obs, legal)
+    if n <= 1:
+        return legal[0] if n == 1 else -1
+    if level < EXPERT:
+        rng = np.empty(1, dtype=np.int64)
+        seed_slot(rng, 0, seed)
+        return policy(obs, legal, n, level, rng)
+    values = np.zeros(K.NUM_ACTIONS, dtype=np.float64)
+    visits = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
+    if parallel:
+        search(obs, level, seed, 0, iterations, values, visits)
+    else:
+        search_serial(obs, level, seed, 0, iterations, values, visits)
+    return pick(obs, values, visits, legal, n, level, seed)
+
+
+@njit(cache=True)
+def decide(state, level, iterations, seed):
+    """The move of the seat to act in ``state``, decided from its observation only (single
+    thread): what ``play_game`` does at every decision."""
+    obs = np.empty(K.OBS_SIZE, dtype=np.int64)
+    K.observe(state, state[K.S_CURRENT], obs)
+    return choose(obs, level, iterations, seed, False)
+
+
+@njit(cache=True)
+def _play(params, deal_seed, levels, iterations, ai_seed, out_returns, one_hand):
+    state = K.new_state(params, deal_seed)
+    rng = np.empty(1, dtype=np.int64)
+    seed_slot(rng, 0, ai_seed)
+    moves = 0
+    while state[K.S_PHASE] != K.PHASE_GAME_OVER:
+        if one_hand and state[K.S_HAND_NO] != 1:
+            break
+        p = state[K.S_CURRENT]
+        seed = _seed_of(ai_seed, moves, 5)
+        K.apply_action(state, decide(state, levels[p], iterations[p], seed))
+        moves += 1
+    n = state[K.S_NUM_PLAYERS]
+    if one_hand:
+        w = state[K.S_LAST_WINNER]
+        gain = 0
+        for p in range(n):
+            if p != w:
+                gain += state[K.S_LAST_VALUES + p]
+        for p in range(n):
+            out_returns[p] = gain if p == w else -gain / (n - 1)
+    else:
+        K.returns(state, out_returns)
+    return moves
+
+
+@njit(cache=True)
+def play_game(params, deal_seed, levels, iterations, ai_seed, out_returns):
+    """One full game, seat ``s`` played by ``levels[s]`` (search levels with ``iterations[s]``
+    determinizations per decision), every decision from ``observe(state, seat)`` only; writes
+    the game's returns and returns the number of moves."""
+    return _play(params, deal_seed, levels, iterations, ai_seed, out_returns, False)
+
+
+@njit(cache=True)
+def play_hand(params, deal_seed, levels, iterations, ai_seed, out_returns):
+    """``play_game`` stopped after the first hand: ``out_returns[s]`` = seat ``s``'s score
+    differential for that hand in points (the winner's gain for the winner, ``-gain / (N - 1)``
+    for the others). Returns the number of moves."""
+    return _play(params, deal_seed, levels, iterations, ai_seed, out_returns, True)
+
+
+@njit(cache=True, parallel=True)
+def play_games(params, deal_seeds, levels, iterations, ai_seed, one_hand, out):
+    """Games ``i`` dealt from ``deal_seeds[i]`` with ``levels[i]`` / ``iterations[i]`` per seat,
+    in parallel (each game on one thread); ``out[i]`` = that game's returns (``play_game``) or
+    first-hand differentials (``play_hand``)."""
+    for i in prange(deal_seeds.shape[0]):
+        _play(params, deal_seeds[i], levels[i], iterations[i], _seed_of(ai_seed, i, 6), out[i],
+              one_hand)

@@ -1,0 +1,1222 @@
+"""Gin Rummy AI levels (RULES.md §5 game, §6 ladder; contract: docs/ai-contract.md).
+
+Every decision is made from an observation array (``gin.observe``) only. Determinized full
+states exist only inside ``search``, built by ``gin.determinize`` from the observation.
+
+Words used below. *Best partition*: the exact deadwood-minimizing set of melds
+(``bridge.leftover`` gives the cards outside it, its *deadwood cards*; their total value is the
+exact minimum deadwood). *Dead* cards, for the seat deciding: the discard pile, the cards known
+to be in the opponent's hand (upcards it took and still holds), melds and lay-offs on the table.
+*Live* cards: those not dead and not in the deciding seat's hand (the stock and the opponent's
+hidden cards, as far as this seat can tell). *Key* of a card, for tie-breaks (E6): higher value,
+then higher rank, then suit order C < D < H < S.
+
+beginner
+    A uniform legal-move category (draw upcard, draw stock, pass, knock, discard, lay meld,
+    lay off), then a uniform legal move of that category (``rng`` slot 0).
+
+easy (greedy, memory-less: only the own hand, the upcard and the legal list are read)
+    * Draw / first upcard: take the upcard iff the best deadwood after taking it and discarding
+      the highest-key deadwood card of the 11 cards is lower than the current best deadwood;
+      otherwise draw from the stock (pass on the first upcard). When the upcard forms no meld
+      with the hand this is "upcard value < the highest deadwood card's value" (a swap-down),
+      computed without a hand-algebra call.
+    * Discard: the highest-key card of ``bridge.leftover`` of the 11 cards (never the upcard
+      just taken, unless it is the only deadwood card); a hand with no deadwood card
+      (11 cards melded) discards a card that keeps deadwood 0.
+    * Knock as soon as it is legal (Discard phase and at the Wall).
+    * Knocker: the legal discard leaving the least deadwood (the top deadwood card when it is
+      legal), then every meld of the best partition, then pass. Defender: lays off, one at a
+      time, a card that fits and lowers its best deadwood (a deadwood card first, highest key),
+      then pass, then every meld of the best partition, then pass.
+
+normal (keeps partial melds, weighs the risk of feeding the opponent)
+    * Partial meld: two deadwood cards of the same rank, or of the same suit at rank distance
+      1 (completed by the card below or the card above) or 2 (completed by the card between),
+      with at least one completing card live.
+    * Feed risk of a card ``c``: 2 if ``c`` makes a meld with the opponent's known cards; else
+      1 if ``c`` is of the same rank as a known card of the opponent or of its suit within two
+      ranks of it; else 0.
+    * Discard: among the deadwood cards of the 11 (not the upcard just taken), the maximum of
+      ``2 * value(c) - 16 * [c in a partial meld] - 6 * feed_risk(c)``, ties by key.
+    * Draw: take the upcard iff it is melded in the best partition of the 11 cards and the best
+      deadwood after the discard of the highest-value other deadwood card is lower than now;
+      otherwise the stock (or pass on the first upcard). Never a swap-down.
+    * Knock when it is legal, except (playing for gin) when the best deadwood after the discard
+      is 1..``GIN_HOLD_DEADWOOD`` and the stock still holds at least ``GIN_HOLD_STOCK`` cards.
+      At the Wall, knock iff legal. Knock, lay-off and meld phases as easy.
+
+expert (``search``, determinized Monte Carlo, flat)
+    Determinization ``k`` of a decision uses seed ``mix(seed, k)`` (``gin.determinize``). For
+    each determinization every legal move is applied to a copy of it and the game is played to
+    its end by both seats with the easy policy (``_rollout``: computed on the full sampled
+    state, one ``bridge.leftover`` call per draw-and-discard turn at most, the end phases
+    scored directly); the observing seat's return is added to ``values[move]``. ``pick``: the
+    highest mean return, ties by the lower action id. Every decision is searched: draw source,
+    first upcard, discard, knock or not, the knocker's discard and melds, lay-offs.
+
+master (``search`` + ``pick``, RULES.md §6)
+    1. Perfect memory: the observation carries the permitted history the kernel keeps (the dead
+       discard pile in order, the opponent's known cards, its first-upcard pass).
+    2. Opponent model: each determinization is drawn by rejection. A candidate's opponent hand
+       ``H`` gets weight ``w = prod_d f(age_d) ** [d melds with H] * prod_k BETA ** [k in no meld
+       and no partial meld of H]`` over the evidence ``d``: every card of the dead discard pile
+       (each was discarded or declined by the opponent: turns alternate, so of the two seats that
+       handled a dead card one discarded it and the other declined it), the opponent's last
+       discard (the upcard at our draw, or the card we took) and the opponent's known cards
+       ``k``. ``f(age) = 1 - (1 - ALPHA) * GAMMA ** age`` with age 0 for the newest evidence.
+       Candidate ``j`` of determinization ``k`` is seeded from ``mix(mix(seed, k), j)`` and kept
+       with probability ``w``; after ``MODEL_TRIES`` candidates the highest-weight one is used.
+    3. Anticipation: in the playouts the opponent plays the normal policy (its model); the
+       observing seat's own later moves are also normal (the stronger playout policy).
+    4. Bluff (``pick``): among the moves whose mean return is within ``BLUFF_MARGIN`` points of
+       the best, the ones revealing least are kept (taking an upcard shows a card to the
+       opponent; drawing from the stock or passing shows nothing), and one of them is chosen
+       uniformly from the ``seed`` stream.
+
+Budgets: ``default_iterations`` (determinizations per decision). ``play_game`` and
+``play_games`` use the serial twin of ``search``; ``search`` itself is ``parallel=True``
+(``prange`` over determinizations, one row of results per determinization, reduced serially in
+index order, so results do not depend on the thread count or on how the work is split).
+"""
+import numpy as np
+from numba import njit, prange
+
+from . import gin as G
+from .bits import lowest_bit, popcount
+from .bridge import deadwood as _bridge_deadwood
+from .bridge import leftover as _bridge_leftover
+from .levels import BEGINNER, EASY, EXPERT, MASTER, NORMAL
+from .rng import below, mix64, next_u64, seed_slot
+
+# ---- tuning constants ------------------------------------------------------------------------
+W_PARTIAL = 8            # normal: points a partial-meld card is worth keeping
+W_FEED = 12              # normal: points per unit of feed risk
+W_POT = 0                # normal: half-points per way the opponent could still meld the card
+GIN_HOLD_DEADWOOD = 0    # normal: hold for gin at deadwood 1..this with a large stock (0: never)
+GIN_HOLD_STOCK = 20
+NORMAL_SWAP_DOWN = False   # normal: take a non-melding upcard to discard a higher deadwood card
+NORMAL_PARTIAL_TAKE = True  # normal: take an upcard making a partial with >= 2 live completers
+ALPHA = 0.25             # master model: weight of a hand that melds with the newest evidence
+GAMMA = 0.85             # master model: how fast older discard evidence fades
+BETA = 0.4               # master model: weight of a hand where a taken upcard fits nothing
+EPS_CHOICE = 0.3         # master model: weight of a hand whose normal discard is not the last one
+EPS_LAST = 0.1           # master model: weight of a hand that would have melded the last card
+MODEL_TRIES = 8          # master model: candidates per determinization
+UTILITY = 0
+VETO_MARGIN = 0.0
+HYBRID_MASK = 0xFF
+HYBRID_NO_DELAY = False
+UTILITY_CLIP = 20.0
+IMPROVE_EXTRA = 2        # search: extra greedy turns replayed on the sampled opponent hand
+BLUFF_PROB = 1.0         # master pick: probability of playing the less revealing move
+BLUFF_MARGIN = 0.3       # master pick: points of mean return a bluff may cost at most
+
+EXPERT_ITERATIONS = 96
+MASTER_ITERATIONS = 160
+
+# rollout / policy kinds
+POL_EASY = 0
+POL_NORMAL = 1
+POL_RACE = 2             # normal without the gin hold (knocks as soon as it may)
+EXPERT_ROLLOUT = POL_EASY
+MASTER_ROLLOUT_SELF = POL_RACE
+MASTER_ROLLOUT_OPP = POL_NORMAL
+
+# beginner categories
+CAT_UPCARD = 0
+CAT_STOCK = 1
+CAT_PASS = 2
+CAT_KNOCK = 3
+CAT_DISCARD = 4
+CAT_MELD = 5
+CAT_LAYOFF = 6
+NUM_CATEGORIES = 7
+
+NUM_CARDS = G.NUM_CARDS
+ALL = G.ALL_CARDS
+LANE = G.LANE
+RANK_A = sum(1 << (13 * s) for s in range(4))
+RANK_K = RANK_A << 12
+NOT_A = ALL & ~RANK_A
+NOT_K = ALL & ~RANK_K
+VALUE = G.CARD_VALUE
+# tie-break key: value, then rank, then suit (E6), 0..(10*64+63)
+KEY = np.array([min(10, c % 13 + 1) * 64 + (c % 13) * 4 + c // 13 for c in range(NUM_CARDS)],
+               dtype=np.int64)
+TIE = np.array([(c % 13) * 4 + c // 13 for c in range(NUM_CARDS)], dtype=np.int64)
+MELD_MASK = G.MELD_MASK
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+# ---- small helpers ---------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _bit(c):
+    return np.int64(1) << c
+
+
+@njit(cache=True)
+def mix(a, b):
+    """A seed derived from two integers (determinization ``b`` of search seed ``a``)."""
+    z = mix64(np.uint64(a) + _GOLDEN) ^ (np.uint64(b) * np.uint64(0xD1B54A32D192ED03))
+    return np.int64(mix64(z + _GOLDEN))
+
+
+@njit(cache=True, inline="always")
+def _left(h):
+    """Deadwood cards of the best partition of ``h`` (gin)."""
+    return _bridge_leftover(0, np.uint64(h), 0)
+
+
+@njit(cache=True, inline="always")
+def _dw(h):
+    return _bridge_deadwood(0, np.uint64(h), 0) >> 8
+
+
+@njit(cache=True, inline="always")
+def _shl1(x):   # card c -> c + 1 within its suit
+    return (x << 1) & NOT_A
+
+
+@njit(cache=True, inline="always")
+def _shr1(x):   # card c -> c - 1 within its suit
+    return (x >> 1) & NOT_K
+
+
+@njit(cache=True, inline="always")
+def _rank_lanes(x):
+    return x & LANE, (x >> 13) & LANE, (x >> 26) & LANE, (x >> 39) & LANE
+
+
+@njit(cache=True, inline="always")
+def _spread(r):
+    return r | (r << 13) | (r << 26) | (r << 39)
+
+
+@njit(cache=True)
+def _top(m):
+    """Highest-key card of a non-empty mask, -1 if empty."""
+    best = -1
+    bk = -1
+    while m:
+        low = m & -m
+        c = lowest_bit(low)
+        if KEY[c] > bk:
+            bk = KEY[c]
+            best = c
+        m ^= low
+    return best
+
+
+@njit(cache=True)
+def _max_value(m):
+    v = 0
+    while m:
+        low = m & -m
+        x = VALUE[lowest_bit(low)]
+        if x > v:
+            v = x
+        m ^= low
+    return v
+
+
+@njit(cache=True)
+def partial_cards(s, live):
+    """Cards of ``s`` in a partial meld within ``s`` with at least one live completing card."""
+    a, b, c, d = _rank_lanes(s)
+    two = (a & b) | (a & c) | (a & d) | (b & c) | (b & d) | (c & d)
+    la, lb, lc, ld = _rank_lanes(live & ~s)
+    pairs = s & _spread(two & (la | lb | lc | ld))
+    adj = s & _shr1(s)                                   # c with c + 1 in s
+    pa = adj & (_shl1(live) | _shr1(_shr1(live)))        # c - 1 or c + 2 live
+    gap = s & _shr1(_shr1(s)) & _shr1(live)              # c, c + 2 in s, c + 1 live
+    return pairs | pa | _shl1(pa) | gap | _shl1(_shl1(gap))
+
+
+@njit(cache=True)
+def _near(k):
+    """Cards of the same rank as a card of ``k`` or of its suit within two ranks."""
+    a, b, c, d = _rank_lanes(k)
+    s1 = _shl1(k) | _shr1(k)
+    return (_spread(a | b | c | d) | s1 | _shl1(_shl1(k)) | _shr1(_shr1(k))) & ~k
+
+
+@njit(cache=True)
+def feed_risk(c, opp_known):
+    b = _bit(c)
+    if opp_known == 0:
+        return 0
+    if G.meldable(opp_known | b) & b:
+        return 2
+    if _near(opp_known) & b:
+        return 1
+    return 0
+
+
+@njit(cache=True)
+def _min_dw_discard(h):
+    """(card, deadwood) of the discard of ``h`` leaving the least exact deadwood (ties: key)."""
+    best = -1
+    bd = 1 << 30
+    m = h
+    while m:
+        low = m & -m
+        c = lowest_bit(low)
+        d = _dw(h ^ low)
+        if d < bd or (d == bd and KEY[c] > KEY[best]):
+            bd = d
+            best = c
+        m ^= low
+    return best, bd
+
+
+@njit(cache=True)
+def _run_id(suit, start, length):
+    if length == 3:
+        return 65 + suit * 11 + start
+    if length == 4:
+        return 109 + suit * 10 + start
+    return 149 + suit * 9 + start
+
+
+@njit(cache=True)
+def one_meld(m):
+    """A meld id of a decomposition of the fully melded mask ``m`` into catalog melds: a meld
+    holding the lowest card of ``m`` whose removal leaves a fully melded rest."""
+    c = lowest_bit(m)
+    r = c % 13
+    s = c // 13
+    cands = np.empty(8, dtype=np.int64)
+    n = 0
+    for length in range(3, 6):
+        if r + length - 1 > 12:
+            break
+        run = ((np.int64(1) << length) - 1) << c
+        if (m & run) != run:
+            break
+        cands[n] = _run_id(s, r, length)
+        n += 1
+    rank = m & (RANK_A << r)
+    cnt = popcount(rank)
+    if cnt == 3:
+        missing = 0
+        for k in range(4):
+            if not rank & _bit(k * 13 + r):
+                missing = k
+        cands[n] = r * 5 + missing
+        n += 1
+    elif cnt == 4:
+        cands[n] = r * 5 + 4
+        n += 1
+        for k in range(4):
+            if k != s:
+                cands[n] = r * 5 + k
+                n += 1
+    if n == 1:
+        return cands[0]
+    for i in range(n):
+        if _dw(m ^ MELD_MASK[cands[i]]) == 0:
+            return cands[i]
+    return cands[0]
+
+
+@njit(cache=True)
+def _meld_of_partition(h):
+    """A meld id of the best partition of ``h``, -1 when it has none."""
+    melded = h & ~_left(h)
+    if melded == 0:
+        return -1
+    return one_meld(melded)
+
+
+@njit(cache=True)
+def _layoff_choice(h, targets):
+    """The lay-off the easy and normal defenders play: a fitting deadwood card (highest key),
+    else a fitting melded card whose lay-off lowers the best deadwood; -1 for none."""
+    cands = h & targets
+    if cands == 0:
+        return -1
+    lo = _left(h)
+    d = cands & lo
+    if d:
+        return _top(d)
+    base = G.hand_value(lo)
+    best = -1
+    bd = base
+    m = cands
+    while m:
+        low = m & -m
+        x = _dw(h ^ low)
+        if x < bd:
+            bd = x
+            best = lowest_bit(low)
+        m ^= low
+    return best
+
+
+# ---- the easy and normal decisions on masks (shared by policy and rollouts) --------------------
+@njit(cache=True)
+def meld_ways(c, avail):
+    """Ways card ``c`` can still be melded with two cards of ``avail``: pairs of its rank,
+    plus the three 3-card run windows through it."""
+    r = c % 13
+    n = popcount(avail & (RANK_A << r) & ~_bit(c))
+    ways = n * (n - 1) // 2
+    s = c // 13
+    for lo in range(r - 2, r + 1):
+        if lo < 0 or lo + 2 > 12:
+            continue
+        need = (np.int64(7) << (s * 13 + lo)) & ~_bit(c)
+        if (avail & need) == need:
+            ways += 1
+    return ways
+
+
+@njit(cache=True)
+def _normal_discard(l11, avoid, live, opp_known):
+    """Normal's discard among the deadwood cards ``l11`` (not ``avoid`` unless it is the only
+    one); -1 when ``l11`` is empty. ``live``: cards not dead and not in the hand."""
+    cand = l11 & ~avoid
+    if cand == 0:
+        cand = l11
+    if cand == 0:
+        return -1
+    part = partial_cards(l11, live)
+    near = _near(opp_known) if opp_known else np.int64(0)
+    avail = live | opp_known
+    best = -1
+    bk = -(1 << 40)
+    m = cand
+    while m:
+        low = m & -m
+        c = lowest_bit(low)
+        sc = 2 * VALUE[c]
+        if part & low:
+            sc -= 2 * W_PARTIAL
+        if opp_known:
+            if G.meldable(opp_known | low) & low:
+                sc -= 2 * W_FEED
+            elif near & low:
+                sc -= W_FEED
+        if W_POT:
+            sc -= W_POT * meld_ways(c, avail)
+        k = sc * 64 + TIE[c]
+        if k > bk:
+            bk = k
+            best = c
+        m ^= low
+    return best
+
+
+@njit(cache=True)
+def _easy_discard(l11, avoid):
+    cand = l11 & ~avoid
+    if cand == 0:
+        cand = l11
+    return _top(cand)
+
+
+@njit(cache=True)
+def _live_partner(u, singles, live):
+    """True iff ``u`` and a card of ``singles`` make a partial meld with >= 2 live completers."""
+    ru = u % 13
+    su = u // 13
+    m = singles
+    while m:
+        low = m & -m
+        c = lowest_bit(low)
+        m ^= low
+        r = c % 13
+        s = c // 13
+        if r == ru:
+            if popcount(live & (RANK_A << r) & ~(_bit(u) | low)) >= 2:
+                return True
+        elif s == su and (r - ru == 1 or ru - r == 1):
+            lo = min(r, ru)
+            cnt = 0
+            if lo > 0 and live & _bit(s * 13 + lo - 1):
+                cnt += 1
+            if lo + 2 <= 12 and live & _bit(s * 13 + lo + 2):
+                cnt += 1
+            if cnt >= 2:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _take(pol, h, l10, dw10, u, live, opp_known):
+    """(take the upcard?, deadwood cards of h + u)."""
+    ub = _bit(u)
+    h11 = h | ub
+    if G.meldable(h11) & ub:
+        l11 = _left(h11)
+        if pol == POL_EASY or NORMAL_SWAP_DOWN or not (l11 & ub):
+            rest = l11 & ~ub
+            after = G.hand_value(l11) - _max_value(rest)
+            if after < dw10:
+                return True, l11
+    else:
+        l11 = l10 | ub
+        if pol == POL_EASY or NORMAL_SWAP_DOWN:
+            if VALUE[u] < _max_value(l10):
+                return True, l11
+    if pol != POL_EASY and NORMAL_PARTIAL_TAKE and (l11 & ub):
+        singles = l10 & ~partial_cards(l10, live)
+        if _live_partner(u, singles, live):
+            c = _normal_discard(l11, ub, live, opp_known)
+            if c >= 0 and VALUE[c] >= VALUE[u]:
+                return True, l11
+    return False, l11
+
+
+@njit(cache=True)
+def _want_knock(pol, dw_after, stock):
+    if pol == POL_NORMAL and 0 < dw_after <= GIN_HOLD_DEADWOOD and stock >= GIN_HOLD_STOCK:
+        return False
+    return True
+
+
+# ---- rollouts ----------------------------------------------------------------------------------
+@njit(cache=True)
+def _knock_return(state, root, dw_defender):
+    k = state[G.S_KNOCKER]
+    dk = state[G.S_DEADWOOD + k]
+    r = dw_defender - dk
+    if dk == 0:
+        r += state[G.S_GIN_BONUS]
+    if r < 0:
+        r -= state[G.S_UNDERCUT_BONUS]
+    return float(r) if root == k else float(-r)
+
+
+@njit(cache=True)
+def _final_return(state, root):
+    if state[G.S_END] != G.END_KNOCK:
+        return 0.0
+    k = state[G.S_KNOCKER]
+    return _knock_return(state, root, state[G.S_DEADWOOD + 1 - k])
+
+
+@njit(cache=True)
+def _pile_mask(state):
+    m = 0
+    for i in range(state[G.S_DISCARD_COUNT]):
+        m |= _bit(state[G.S_DISCARDS + i])
+    return m
+
+
+@njit(cache=True)
+def rollout(state, root, pol0, pol1, cache, pile):
+    """Plays ``state`` to the end in place, seat ``s`` with policy ``pol<s>`` on the full state
+    (a sampled world), and returns seat ``root``'s return. ``cache`` (int64[6], -1 = unknown):
+    deadwood cards and deadwood of each seat's 10-card hand, then the deadwood cards of a
+    pending 11-card hand; ``pile``: the dead discard pile mask."""
+    kc = state[G.S_KNOCK_CARD]
+    while True:
+        ph = state[G.S_PHASE]
+        if ph == G.PH_GAME_OVER:
+            return _final_return(state, root)
+        p = state[G.S_CURRENT]
+        pol = pol0 if p == 0 else pol1
+        h = state[G.S_HAND + p]
+        if ph == G.PH_DRAW or ph == G.PH_FIRST_UPCARD:
+            u = state[G.S_UPCARD]
+            if ph == G.PH_FIRST_UPCARD and state[G.S_PASSED] and state[G.S_PASSED + 1]:
+                pile |= _bit(u)
+                G.apply_action(state, G.DRAW_STOCK)
+                cache[4 + p] = -1
+                continue
+            if cache[2 + p] < 0:
+                lo = _left(h)
+                cache[p] = lo
+                cache[2 + p] = G.hand_value(lo)
+            ok_ = state[G.S_KNOWN + 1 - p]
+            live = ALL & ~(h | pile | ok_ | _bit(u))
+            take, l11 = _take(pol, h, cache[p], cache[2 + p], u, live, ok_)
+            if take:
+                cache[4 + p] = l11
+                G.apply_action(state, G.DRAW_UPCARD)
+            elif ph == G.PH_FIRST_UPCARD:
+                G.apply_action(state, G.PASS)
+            else:
+                pile |= _bit(u)
+                cache[4 + p] = -1
+                G.apply_action(state, G.DRAW_STOCK)
+        elif ph == G.PH_DISCARD:
+            l11 = cache[4 + p]
+            if l11 < 0:
+                l11 = _left(h)
+            cache[4 + p] = -1
+            avoid = 0
+            pu = state[G.S_PREV_UPCARD]
+            if pu >= 0 and (h & _bit(pu)):
+                avoid = _bit(pu)
+            if l11 == 0:
+                # 11 cards melded: knock (a meld of 4+ cards gives a discard keeping gin)
+                cache[4 + p] = -1
+                G.apply_action(state, G.KNOCK)
+                continue
+            dw11 = G.hand_value(l11)
+            top = _easy_discard(l11, avoid)
+            best_after = dw11 - VALUE[top]
+            if best_after <= kc and _want_knock(pol, best_after, state[G.S_STOCK_SIZE]):
+                cache[4 + p] = l11
+                G.apply_action(state, G.KNOCK)
+                continue
+            if pol != POL_EASY:
+                live = ALL & ~(h | pile | state[G.S_KNOWN + 1 - p])
+                c = _normal_discard(l11, avoid, live, state[G.S_KNOWN + 1 - p])
+            else:
+                c = top
+            cache[p] = l11 ^ _bit(c)
+            cache[2 + p] = dw11 - VALUE[c]
+            G.apply_action(state, c)
+        elif ph == G.PH_WALL:
+            u = state[G.S_UPCARD]
+            h11 = h | _bit(u)
+            l11 = _left(h11)
+            ok = False
+            if l11 == 0:
+                ok = True
+            else:
+                ok = G.hand_value(l11) - VALUE[_top(l11)] <= kc
+            if ok:
+                cache[4 + p] = l11
+                G.apply_action(state, G.KNOCK)
+            else:
+                G.apply_action(state, G.PASS)
+        elif ph == G.PH_KNOCK:
+            if popcount(h) == G.HAND_SIZE + 1:
+                l11 = cache[4 + p]
+                if l11 < 0:
+                    l11 = _left(h)
+                cache[4 + p] = -1
+                c = -1
+                if l11 != 0:
+                    c = _top(l11)
+                    if G.hand_value(l11) - VALUE[c] > kc:
+                        c = -1
+                if c < 0:
+                    c, _d = _min_dw_discard(h)
+                G.apply_action(state, c)
+            else:
+                melded = h & ~_left(h)
+                while melded:
+                    mid = one_meld(melded)
+                    G.apply_action(state, G.MELD_BASE + mid)
+                    melded ^= MELD_MASK[mid]
+                G.apply_action(state, G.PASS)
+        elif ph == G.PH_LAYOFF:
+            if not state[G.S_FINISHED_LAYOFFS]:
+                c = _layoff_choice(h, G.layoff_targets(state))
+                if c >= 0:
+                    G.apply_action(state, c)
+                    continue
+                G.apply_action(state, G.PASS)
+            else:
+                return _knock_return(state, root, G.hand_value(_left(h)))
+        else:
+            return 0.0
+
+
+# ---- observation helpers -------------------------------------------------------------------------
+@njit(cache=True)
+def _obs_pile(obs):
+    m = 0
+    for i in range(obs[G.O_DISCARD_COUNT]):
+        m |= _bit(obs[G.O_DISCARDS + i])
+    return m
+
+
+@njit(cache=True)
+def _obs_table(obs):
+    m = 0
+    for s in range(G.NUM_PLAYERS):
+        for i in range(obs[G.O_MELD_COUNT + s]):
+            m |= MELD_MASK[obs[G.O_MELDS + s * G.MAX_MELDS_LAID + i]]
+    for i in range(obs[G.O_LAYOFF_COUNT]):
+        m |= _bit(obs[G.O_LAYOFFS + i])
+    return m
+
+
+@njit(cache=True)
+def legal_from_obs(obs, out):
+    """The observing seat's legal moves (ascending) from its observation alone; 0 when it is not
+    that seat's turn or the game is over."""
+    if obs[G.O_PHASE] == G.PH_GAME_OVER or obs[G.O_CURRENT] != obs[G.O_SEAT]:
+        return 0
+    st = G.determinize(obs, np.int64(0))
+    return G.legal_actions(st, out)
+
+
+@njit(cache=True)
+def _contains(legal, n, a):
+    for i in range(n):
+        if legal[i] == a:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _beginner(obs, legal, n, rng):
+    phase = obs[G.O_PHASE]
+    cats = np.zeros(NUM_CATEGORIES, dtype=np.int64)
+    for i in range(n):
+        cats[_category(legal[i], phase)] += 1
+    present = 0
+    for c in range(NUM_CATEGORIES):
+        if cats[c]:
+            present += 1
+    k = np.int64((next_u64(rng, 0) >> np.uint64(32)) * np.uint64(present) >> np.uint64(32))
+    cat = -1
+    for c in range(NUM_CATEGORIES):
+        if cats[c]:
+            if k == 0:
+                cat = c
+                break
+            k -= 1
+    j = np.int64((next_u64(rng, 0) >> np.uint64(32)) * np.uint64(cats[cat]) >> np.uint64(32))
+    for i in range(n):
+        if _category(legal[i], phase) == cat:
+            if j == 0:
+                return legal[i]
+            j -= 1
+    return legal[0]
+
+
+@njit(cache=True)
+def _category(a, phase):
+    if a < NUM_CARDS:
+        return CAT_LAYOFF if phase == G.PH_LAYOFF else CAT_DISCARD
+    if a == G.DRAW_UPCARD:
+        return CAT_UPCARD
+    if a == G.DRAW_STOCK:
+        return CAT_STOCK
+    if a == G.PASS:
+        return CAT_PASS
+    if a == G.KNOCK:
+        return CAT_KNOCK
+    return CAT_MELD
+
+
+@njit(cache=True)
+def _heuristic(obs, legal, n, pol):
+    """Easy (pol 0) and normal (pol 1) from the observation."""
+    if n == 1:
+        return legal[0]
+    seat = obs[G.O_SEAT]
+    opp = 1 - seat
+    phase = obs[G.O_PHASE]
+    h = obs[G.O_HAND]
+    kc = obs[G.O_KNOCK_CARD]
+    opp_known = obs[G.O_KNOWN + opp]
+    if phase == G.PH_FIRST_UPCARD or phase == G.PH_DRAW:
+        lo = _left(h)
+        u = obs[G.O_UPCARD]
+        live = ALL & ~(h | _obs_pile(obs) | _obs_table(obs) | opp_known | _bit(u))
+        take, _l11 = _take(pol, h, lo, G.hand_value(lo), u, live, opp_known)
+        if take:
+            return G.DRAW_UPCARD
+        return G.PASS if phase == G.PH_FIRST_UPCARD else G.DRAW_STOCK
+    if phase == G.PH_DISCARD:
+        if _contains(legal, n, G.KNOCK):
+            if pol == POL_EASY:
+                return G.KNOCK
+            l11 = _left(h)
+            best_after = 0
+            if l11 != 0:
+                best_after = G.hand_value(l11) - _max_value(l11)
+                if best_after > kc:
+                    best_after = kc     # legal through a melded discard
+            if _want_knock(pol, best_after, obs[G.O_STOCK_SIZE]):
+                return G.KNOCK
+        else:
+            l11 = _left(h)
+        avoid = 0
+        pu = obs[G.O_PREV_UPCARD]
+        if pu >= 0 and (h & _bit(pu)):
+            avoid = _bit(pu)
+        if l11 == 0:
+            c, _d = _min_dw_discard(h)
+            return c
+        if pol != POL_EASY:
+            live = ALL & ~(h | _obs_pile(obs) | _obs_table(obs) | opp_known)
+            return _normal_discard(l11, avoid, live, opp_known)
+        return _easy_discard(l11, avoid)
+    if phase == G.PH_WALL:
+        return G.KNOCK if _contains(legal, n, G.KNOCK) else G.PASS
+    if phase == G.PH_KNOCK:
+        if popcount(h) == G.HAND_SIZE + 1:
+            l11 = _left(h)
+            if l11 != 0:
+                c = _top(l11)
+                if _contains(legal, n, c):
+                    return c
+            c, _d = _min_dw_discard(h)
+            return c
+        mid = _meld_of_partition(h)
+        if mid >= 0 and _contains(legal, n, G.MELD_BASE + mid):
+            return G.MELD_BASE + mid
+        return G.PASS if _contains(legal, n, G.PASS) else legal[n - 1]
+    if phase == G.PH_LAYOFF:
+        if not obs[G.O_FINISHED_LAYOFFS]:
+            targets = 0
+            for i in range(n):
+                if legal[i] < NUM_CARDS:
+                    targets |= _bit(legal[i])
+            c = _layoff_choice(h, targets)
+            return c if c >= 0 else G.PASS
+        mid = _meld_of_partition(h)
+        if mid >= 0:
+            return G.MELD_BASE + mid
+        return G.PASS
+    return legal[0]
+
+
+@njit(cache=True)
+def policy(obs, legal, n, level, rng):
+    """Levels 0-2: the move chosen among ``legal[:n]`` (see the module docstring)."""
+    if level == BEGINNER:
+        return _beginner(obs, legal, n, rng)
+    if level == EASY:
+        return _heuristic(obs, legal, n, POL_EASY)
+    return _heuristic(obs, legal, n, POL_NORMAL)
+
+
+# ---- determinizations ----------------------------------------------------------------------------
+@njit(cache=True)
+def improve_opponent(st, opp, known, turns, floor):
+    """Replays ``turns`` turns of a greedy opponent on a determinization, in place: each turn
+    draws a uniform card of the stock and swaps the highest-key deadwood card of the 11 (never
+    a known card) back into the stock. The opponent's hand then has the quality of a hand
+    improved for that long instead of a random one. A swap that would leave deadwood <= ``floor``
+    is not made (an opponent that has not knocked; -1: no floor). The stock is reshuffled
+    afterwards."""
+    h = st[G.S_HAND + opp]
+    n = st[G.S_STOCK_SIZE]
+    if n == 0:
+        return
+    for _ in range(turns):
+        i = below(st, G.S_RNG, n)
+        x = st[G.S_STOCK + i]
+        h11 = h | _bit(x)
+        lo = _left(h11) & ~known
+        if lo == 0:
+            continue
+        d = _top(lo)
+        if d == x:
+            continue
+        if floor >= 0 and G.hand_value(lo) - VALUE[d] <= floor:
+            continue
+        h = h11 ^ _bit(d)
+        st[G.S_STOCK + i] = d
+    st[G.S_HAND + opp] = h
+    for i in range(n - 1, 0, -1):
+        j = below(st, G.S_RNG, i + 1)
+        t = st[G.S_STOCK + i]
+        st[G.S_STOCK + i] = st[G.S_STOCK + j]
+        st[G.S_STOCK + j] = t
+
+
+# ---- master's opponent model ---------------------------------------------------------------------
+@njit(cache=True)
+def _evidence(obs, cards, factors):
+    """Cards the opponent discarded or declined, newest first, with the weight ``f(age)`` of a
+    hand melding with them; returns how many."""
+    seat = obs[G.O_SEAT]
+    n = 0
+    phase = obs[G.O_PHASE]
+    if obs[G.O_CURRENT] == seat:
+        if phase == G.PH_FIRST_UPCARD and obs[G.O_PASSED + 1 - seat]:
+            if obs[G.O_UPCARD] >= 0:
+                cards[n] = obs[G.O_UPCARD]
+                n += 1
+        elif phase == G.PH_DRAW or phase == G.PH_WALL:
+            if obs[G.O_UPCARD] >= 0:
+                cards[n] = obs[G.O_UPCARD]
+                n += 1
+        elif phase == G.PH_DISCARD:
+            pu = obs[G.O_PREV_UPCARD]
+            if pu >= 0 and (obs[G.O_HAND] & _bit(pu)):
+                cards[n] = pu
+                n += 1
+    for i in range(obs[G.O_DISCARD_COUNT] - 1, -1, -1):
+        cards[n] = obs[G.O_DISCARDS + i]
+        n += 1
+    g = 1.0
+    for i in range(n):
+        factors[i] = 1.0 - (1.0 - ALPHA) * g
+        g *= GAMMA
+    return n
+
+
+@njit(cache=True)
+def last_card(obs):
+    """The card the opponent discarded or declined last, as the observing seat knows at its
+    turn; -1 when there is none."""
+    seat = obs[G.O_SEAT]
+    opp = 1 - seat
+    if obs[G.O_CURRENT] != seat:
+        return -1
+    phase = obs[G.O_PHASE]
+    if phase == G.PH_FIRST_UPCARD:
+        return obs[G.O_UPCARD] if obs[G.O_PASSED + opp] else -1
+    if phase == G.PH_DRAW or phase == G.PH_WALL:
+        return obs[G.O_UPCARD]
+    if phase == G.PH_DISCARD:
+        pu = obs[G.O_PREV_UPCARD]
+        if pu < 0:
+            return -1
+        first_turn = (obs[G.O_STOCK_SIZE] >= G.INITIAL_STOCK - 1 and obs[G.O_UPCARD_DRAWS] == 0
+                      and obs[G.O_DISCARD_COUNT] <= 1 and (obs[G.O_PASSED] or obs[G.O_STOCK_SIZE] == G.INITIAL_STOCK))
+        if first_turn and not obs[G.O_PASSED + opp]:
+            return -1
+        return pu
+    return -1
+
+
+@njit(cache=True)
+def _model_weight(hand, known, cards, factors, n, last, last_discarded, declined, pile, mine):
+    """Weight of an opponent hand under the normal-policy model (module docstring)."""
+    w = 1.0
+    if last >= 0:
+        b = _bit(last)
+        h11 = hand | b
+        lo = _left(h11)
+        if not (lo & b):
+            w *= EPS_LAST
+        elif last_discarded:
+            live = ALL & ~(h11 | pile | mine)
+            if _normal_discard(lo, 0, live, mine) != last:
+                w *= EPS_CHOICE
+    if declined >= 0:
+        b = _bit(declined)
+        if G.meldable(hand | b) & b and not (_left(hand | b) & b):
+            w *= EPS_LAST
+    for i in range(n):
+        b = _bit(cards[i])
+        if G.meldable(hand | b) & b:
+            w *= factors[i]
+    if known:
+        loose = known & ~G.meldable(hand)
+        while loose:
+            w *= BETA
+            loose &= loose - 1
+    return w
+
+
+@njit(cache=True)
+def improve_turns(obs):
+    """Greedy turns replayed on the opponent's sampled hand: about half of the turns played so
+    far, plus ``IMPROVE_EXTRA``; 0 before any Draw phase."""
+    if obs[G.O_PHASE] == G.PH_FIRST_UPCARD or IMPROVE_EXTRA < 0:
+        return 0
+    return (G.INITIAL_STOCK - obs[G.O_STOCK_SIZE] + obs[G.O_UPCARD_DRAWS]) // 2 + IMPROVE_EXTRA
+
+
+@njit(cache=True)
+def _sample(obs, dseed, turns):
+    st = G.determinize(obs, dseed)
+    if turns > 0:
+        opp = 1 - obs[G.O_SEAT]
+        improve_opponent(st, opp, obs[G.O_KNOWN + opp], turns, obs[G.O_KNOCK_CARD])
+    return st
+
+
+@njit(cache=True)
+def _determinization(obs, level, dseed, cards, factors, n_ev):
+    turns = improve_turns(obs)
+    if level != MASTER:
+        return _sample(obs, dseed, turns)
+    seat = obs[G.O_SEAT]
+    opp = 1 - seat
+    known = obs[G.O_KNOWN + opp]
+    last = last_card(obs)
+    phase = obs[G.O_PHASE]
+    last_discarded = phase != G.PH_FIRST_UPCARD
+    declined = -1
+    if phase == G.PH_DRAW:
+        pu = obs[G.O_PREV_UPCARD]
+        if pu >= 0 and not (known & _bit(pu)):
+            declined = pu
+    pile = _obs_pile(obs) | _obs_table(obs)
+    if last >= 0:
+        pile &= ~_bit(last)
+    mine = obs[G.O_KNOWN + seat]
+    rs = np.empty(1, dtype=np.int64)
+    seed_slot(rs, 0, dseed)
+    best = _sample(obs, mix(dseed, 0), turns)
+    bw = _model_weight(best[G.S_HAND + opp], known, cards, factors, n_ev, last, last_discarded,
+                       declined, pile, mine)
+    if (next_u64(rs, 0) >> np.uint64(11)) * (1.0 / 9007199254740992.0) < bw:
+        return best
+    for j in range(1, MODEL_TRIES):
+        st = _sample(obs, mix(dseed, j), turns)
+        w = _model_weight(st[G.S_HAND + opp], known, cards, factors, n_ev, last, last_discarded,
+                          declined, pile, mine)
+        if (next_u64(rs, 0) >> np.uint64(11)) * (1.0 / 9007199254740992.0) < w:
+            return st
+        if w > bw:
+            bw = w
+            best = st
+    return best
+
+
+# ---- search ----------------------------------------------------------------------------------------
+@njit(cache=True)
+def _evaluate(obs, level, seed, k, legal, n, own_l, out_v, out_c, cards, factors, n_ev):
+    """Determinization ``k``: every legal move, one playout each."""
+    seat = obs[G.O_SEAT]
+    det = _determinization(obs, level, mix(seed, k), cards, factors, n_ev)
+    work = np.empty_like(det)
+    base = np.full(6, -1, dtype=np.int64)
+    cache = np.empty(6, dtype=np.int64)
+    pile = _pile_mask(det)
+    opp = 1 - seat
+    oh = det[G.S_HAND + opp]
+    if popcount(oh) == G.HAND_SIZE and det[G.S_PHASE] != G.PH_KNOCK and det[G.S_PHASE] != G.PH_LAYOFF:
+        lo = _left(oh)
+        base[opp] = lo
+        base[2 + opp] = G.hand_value(lo)
+    phase = det[G.S_PHASE]
+    if (phase == G.PH_DRAW or phase == G.PH_FIRST_UPCARD) and own_l >= 0:
+        base[seat] = own_l
+        base[2 + seat] = G.hand_value(own_l)
+    p0 = EXPERT_ROLLOUT
+    p1 = EXPERT_ROLLOUT
+    if level == MASTER:
+        p0 = MASTER_ROLLOUT_SELF
+        p1 = MASTER_ROLLOUT_OPP
+        if seat == 1:
+            p0 = MASTER_ROLLOUT_OPP
+            p1 = MASTER_ROLLOUT_SELF
+    for j in range(n):
+        a = legal[j]
+        work[:] = det
+        cache[:] = base
+        pl = pile
+        if phase == G.PH_DRAW and a == G.DRAW_STOCK:
+            pl |= _bit(det[G.S_UPCARD])
+        if phase == G.PH_DISCARD and a < NUM_CARDS and own_l >= 0:
+            b = _bit(a)
+            if own_l & b:
+                cache[seat] = own_l ^ b
+                cache[2 + seat] = G.hand_value(own_l) - VALUE[a]
+        G.apply_action(work, a)
+        r = rollout(work, seat, p0, p1, cache, pl)
+        if UTILITY == 1:
+            r = 1.0 if r > 0 else (-1.0 if r < 0 else 0.0)
+        elif UTILITY == 2:
+            r = min(max(r, -UTILITY_CLIP), UTILITY_CLIP)
+        elif UTILITY == 3:
+            r = r + (UTILITY_CLIP if r > 0 else (-UTILITY_CLIP if r < 0 else 0.0))
+        out_v[j] += r
+        out_c[j] += 1
+
+
+@njit(cache=True)
+def _prepare(obs, legal, cards, factors):
+    n = legal_from_obs(obs, legal)
+    own_l = np.int64(-1)
+    ph = obs[G.O_PHASE]
+    size = popcount(obs[G.O_HAND])
+    if (ph == G.PH_DISCARD and size == G.HAND_SIZE + 1) or (
+            (ph == G.PH_DRAW or ph == G.PH_FIRST_UPCARD) and size == G.HAND_SIZE):
+        own_l = _left(obs[G.O_HAND])
+    n_ev = _evidence(obs, cards, factors)
+    return n, own_l, n_ev
+
+
+@njit(cache=True, parallel=True)
+def search(obs, level, seed, first, count, values, visits):
+    """Levels 3-4: adds, for every legal move, the summed return of the observing seat over
+    determinizations ``first .. first + count - 1`` to ``values[move]`` and the number of
+    playouts to ``visits[move]``."""
+    legal = np.empty(G.NUM_ACTIONS, dtype=np.int64)
+    cards = np.empty(G.MAX_DISCARDS + 2, dtype=np.int64)
+    factors = np.empty(G.MAX_DISCARDS + 2, dtype=np.float64)
+    n, own_l, n_ev = _prepare(obs, legal, cards, factors)
+    if n == 0 or count <= 0:
+        return
+    acc = np.zeros((count, n), dtype=np.float64)
+    cnt = np.zeros((count, n), dtype=np.int64)
+    for i in prange(count):
+        _evaluate(obs, level, seed, first + i, legal, n, own_l, acc[i], cnt[i],
+                  cards, factors, n_ev)
+    for i in range(count):
+        for j in range(n):
+            values[legal[j]] += acc[i, j]
+            visits[legal[j]] += cnt[i, j]
+
+
+@njit(cache=True)
+def search_serial(obs, level, seed, first, count, values, visits):
+    """The serial twin of ``search`` (same results), for game loops run in parallel."""
+    legal = np.empty(G.NUM_ACTIONS, dtype=np.int64)
+    cards = np.empty(G.MAX_DISCARDS + 2, dtype=np.int64)
+    factors = np.empty(G.MAX_DISCARDS + 2, dtype=np.float64)
+    n, own_l, n_ev = _prepare(obs, legal, cards, factors)
+    if n == 0 or count <= 0:
+        return
+    acc = np.zeros(n, dtype=np.float64)
+    cnt = np.zeros(n, dtype=np.int64)
+    for i in range(count):
+        _evaluate(obs, level, seed, first + i, legal, n, own_l, acc, cnt, cards, factors, n_ev)
+    for j in range(n):
+        values[legal[j]] += acc[j]
+        visits[legal[j]] += cnt[j]
+
+
+@njit(cache=True)
+def _reveal(a):
+    return 1 if a == G.DRAW_UPCARD else 0
+
+
+@njit(cache=True)
+def pick(obs, values, visits, legal, n, level, seed):
+    """The move a search level plays: the highest mean return (ties: the lower id); master
+    bluffs (module docstring)."""
+    best = -1
+    bm = -1e300
+    for i in range(n):
+        a = legal[i]
+        if visits[a] > 0:
+            m = values[a] / visits[a]
+            if m > bm:
+                bm = m
+                best = a
+    if best < 0:
+        return legal[0]
+    if VETO_MARGIN > 0.0:
+        rng = np.zeros(1, dtype=np.int64)
+        ah = policy(obs, legal, n, NORMAL, rng)
+        if visits[ah] > 0 and values[ah] / visits[ah] >= bm - VETO_MARGIN:
+            best = ah
+            bm = values[ah] / visits[ah]
+    if level != MASTER or BLUFF_MARGIN <= 0.0:
+        return best
+    # bluff: the best-valued near-best move that reveals less than ``best``
+    rb = _reveal(best)
+    alt = -1
+    am = -1e300
+    for i in range(n):
+        a = legal[i]
+        if visits[a] > 0 and _reveal(a) < rb:
+            m = values[a] / visits[a]
+            if m >= bm - BLUFF_MARGIN and m > am:
+                am = m
+                alt = a
+    if alt < 0:
+        return best
+    rs = np.empty(1, dtype=np.int64)
+    seed_slot(rs, 0, mix(seed, 0x5EED))
+    if (next_u64(rs, 0) >> np.uint64(11)) * (1.0 / 9007199254740992.0) < BLUFF_PROB:
+        return alt
+    return best
+
+
+@njit(cache=True)
+def default_iterations(level):
+    """Determinizations per decision at the default budget (0 for the policy levels)."""
+    if level == EXPERT:
+        return EXPERT_ITERATIONS
+    if level == MASTER:
+        return MASTER_ITERATIONS
+    return 0
+
+
+# ---- games -------------------------------------------------------------------------------------------
+@njit(cache=True)
+def decide(obs, legal, n, level, iterations, seed, rng):
+    """One decision of ``level`` from an observation (search levels: ``iterations``
+    determinizations, serial)."""
+    if n == 1:
+        return legal[0]
+    if level <= NORMAL:
+        return policy(obs, legal, n, level, rng)
+    if not (HYBRID_MASK >> obs[G.O_PHASE]) & 1:
+        return policy(obs, legal, n, NORMAL, rng)
+    if HYBRID_NO_DELAY and obs[G.O_PHASE] == G.PH_DISCARD and _contains(legal, n, G.KNOCK):
+        return G.KNOCK
+    values = np.zeros(G.NUM_ACTIONS, dtype=np.float64)
+    visits = np.zeros(G.NUM_ACTIONS, dtype=np.int64)
+    search_serial(obs, level, seed, 0, iterations, values, visits)
+    return pick(obs, values, visits, legal, n, level, seed)
+
+
+@njit(cache=True)
+def play_game(params, deal_seed, levels, iterations, ai_seed, out_returns):
+    """One full game, seat ``s`` played by ``levels[s]`` (search levels: ``iterations[s]``
+    determinizations per decision, serial search), every decision made from
+    ``observe(state, seat)`` only. Writes the returns; returns the number of moves."""
+    state = G.new_state(params, deal_seed)
+    obs = np.empty(G.OBS_SIZE, dtype=np.int64)
+    legal = np.empty(G.NUM_ACTIONS, dtype=np.int64)
+    rng = np.empty(1, dtype=np.int64)
+    seed_slot(rng, 0, mix(ai_seed, 0x0B5E))
+    moves = 0
+    while state[G.S_PHASE] != G.PH_GAME_OVER:
+        p = state[G.S_CURRENT]
+        G.observe(state, p, obs)
+        n = legal_from_obs(obs, legal)
+        a = decide(obs, legal, n, levels[p], iterations[p], mix(mix(ai_seed, moves), p), rng)
+        G.apply_action(state, a)
+        moves += 1
+    G.returns(state, out_returns)
+    return moves
+
+
+@njit(cache=True, parallel=True)
+def play_games(params, deal_seeds, levels, iterations, ai_seed, out_returns):
+    """``play_game`` for every deal seed in parallel (game ``i``: ``ai_seed`` mixed with ``i``);
+    ``out_returns[i]`` gets game ``i``'s returns. Returns the total number of moves."""
+    total = np.zeros(deal_seeds.shape[0], dtype=np.int64)
+    for i in prange(deal_seeds.shape[0]):
+        total[i] = play_game(params, deal_seeds[i], levels, iterations, mix(ai_seed, i),
+                             out_returns[i])
+    return total.sum()
+
+
+@njit(cache=True, parallel=True)
+def play_mirrored(params, deal_seeds, level_a, level_b, iterations_a, iterations_b, ai_seed,
+                  out_returns):
+    """Mirrored pairs: deal ``i`` is played twice, level A in seat 0 then in seat 1.
+    ``out_returns[i, j]`` is level A's return in game ``j`` of pair ``i``."""
+    m = deal_seeds.shape[0]
+    for t in prange(2 * m):
+        i = t // 2
+        j = t % 2
+        levels = np.empty(2, dtype=np.int64)
+        iters = np.empty(2, dtype=np.int64)
+        r = np.empty(2, dtype=np.float64)
+        levels[j] = level_a
+        levels[1 - j] = level_b
+        iters[j] = iterations_a
+        iters[1 - j] = iterations_b
+        play_game(params, deal_seeds[i], levels, iters, mix(ai_seed, t), r)
+        out_returns[i, j] = r[j]
+
+
+@njit(cache=True, parallel=True)
+def flat_discard_benchmark(obs, n_det, seed):
+    """The reference workload: a flat Monte Carlo discard decision over ``n_det``
+    determinizations with greedy (easy) playouts, every legal move (discards and knock) played
+    out once per determinization. Returns the chosen move."""
+    values = np.zeros(G.NUM_ACTIONS, dtype=np.float64)
+    visits = np.zeros(G.NUM_ACTIONS, dtype=np.int64)
+    legal = np.empty(G.NUM_ACTIONS, dtype=np.int64)
+    cards = np.empty(G.MAX_DISCARDS + 2, dtype=np.int64)
+    factors = np.empty(G.MAX_DISCARDS + 2, dtype=np.float64)
+    n, own_l, n_ev = _prepare(obs, legal, cards, factors)
+    if n == 0:
+        return -1
+    acc = np.zeros((n_det, n), dtype=np.float64)
+    cnt = np.zeros((n_det, n), dtype=np.int64)
+    for i in prange(n_det):
+        _evaluate(obs, EXPERT, seed, i, legal, n, own_l, acc[i], cnt[i], cards, factors, n_ev)
+    for i in range(n_det):
+        for j in range(n):
+            values[legal[j]] += acc[i, j]
+            visits[legal[j]] += cnt[i, j]
+    return pick(obs, values, visits, legal, n, EXPERT, seed)

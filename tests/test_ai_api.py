@@ -1,0 +1,150 @@
+"""The hint engine and the arena through the public API: legal suggestions, reproducibility,
+no information leak through suggest, the time budget, the CLI and the OpenSpiel adapter."""
+import json
+import random
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import meldmind
+from meldmind import MeldmindError, OptionError, new_game, suggest
+from meldmind.ai import level_name
+from meldmind.game import game_module
+
+LEVELS = ["beginner", "easy", "normal", "expert", "master"]
+SEARCH_ITERATIONS = 24
+
+
+def _positions(variant, count, seed=0):
+    """Observations of the seat to move, at random points of random games."""
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        game = new_game(variant, seed=rng.randrange(1 << 30))
+        for _ in range(rng.randrange(0, 60)):
+            if game.is_over:
+                break
+            game.play(rng.choice(game.legal_moves()))
+        if not game.is_over:
+            found.append(game)
+    return found
+
+
+@pytest.mark.parametrize("variant", ["gin", "cardverse"])
+@pytest.mark.parametrize("level", LEVELS)
+def test_suggestions_are_legal_and_reproducible(variant, level):
+    for game in _positions(variant, 12, seed=hash(level) % 1000):
+        obs = game.observation(game.to_move)
+        hint = suggest(obs, level=level, iterations=SEARCH_ITERATIONS, seed=5)
+        assert hint.move.id in {m["id"] for m in obs["legal_moves"]}
+        assert hint.explanation and hint.explanation[0].isupper() and hint.explanation.endswith(".")
+        again = suggest(json.dumps(obs), level=level, iterations=SEARCH_ITERATIONS, seed=5)
+        assert again == hint
+        if level in ("expert", "master"):
+            assert hint.iterations == SEARCH_ITERATIONS and hint.value is not None
+            assert hint.alternatives[0].value >= hint.alternatives[-1].value
+        game.play(hint.move)   # the facade accepts it
+
+
+@pytest.mark.parametrize("variant", ["gin", "cardverse"])
+@pytest.mark.parametrize("level", LEVELS)
+def test_suggestion_ignores_cards_the_seat_cannot_see(variant, level):
+    """Resample the hidden cards consistently with the observation: same observation, same
+    suggestion at a fixed seed and iteration budget."""
+    kernel = game_module(variant).KERNEL
+    module = game_module(variant)
+    for game in _positions(variant, 6, seed=7):
+        seat = game.to_move
+        obs = game.observation(seat)
+        expected = suggest(obs, level=level, iterations=SEARCH_ITERATIONS, seed=3)
+        for world_seed in range(3):
+            world = kernel.determinize(module.observation_array(obs), np.int64(world_seed))
+            out = np.zeros(kernel.OBS_SIZE, np.int64)
+            kernel.observe(world, seat, out)
+            buffer = np.empty(kernel.NUM_ACTIONS, np.int64)
+            legal = buffer[:kernel.legal_actions(world, buffer)].tolist()
+            resampled = module.observation_dict(out, legal)
+            assert resampled == obs
+            assert suggest(resampled, level=level, iterations=SEARCH_ITERATIONS, seed=3) == expected
+
+
+def test_budget_is_respected():
+    game = _positions("gin", 1, seed=2)[0]
+    obs = game.observation(game.to_move)
+    suggest(obs, level="master", iterations=8, seed=1)          # compile / load the kernels
+    for budget in (20, 60):
+        started = time.perf_counter()
+        hint = suggest(obs, level="master", budget_ms=budget, seed=1)
+        elapsed = (time.perf_counter() - started) * 1000
+        assert hint.iterations >= 1
+        assert elapsed <= budget * 1.25 + 15, (budget, elapsed)
+
+
+def test_bad_hint_input():
+    game = _positions("gin", 1)[0]
+    good = game.observation(game.to_move)
+    with pytest.raises(OptionError, match="unknown level"):
+        suggest(good, level="grandmaster")
+    with pytest.raises(MeldmindError, match="malformed"):
+        suggest("{oops", level="easy")
+    with pytest.raises(MeldmindError, match="chess"):
+        suggest({**good, "variant": "chess"}, level="easy")
+    with pytest.raises(MeldmindError, match="turn"):
+        suggest(game.observation(1 - game.to_move), level="easy")
+    with pytest.raises(MeldmindError):
+        suggest({**good, "hand": good["hand"][:-1]}, level="easy")
+    assert level_name("Kolay") == "easy" and level_name("zor") == "expert"
+
+
+def test_arena_smoke_and_mirroring():
+    result = meldmind.arena("cardverse", "easy", "beginner", deals=6, seed=3, processes=1,
+                            progress=False)
+    assert result.games == 12 and result.wins_a + result.wins_b + result.draws == 12
+    assert result.ci95[0] <= result.win_rate <= result.ci95[1]
+    again = meldmind.arena("cardverse", "easy", "beginner", deals=6, seed=3, processes=1,
+                           progress=False)
+    assert (again.wins_a, again.wins_b, again.mean_score_diff) == \
+        (result.wins_a, result.wins_b, result.mean_score_diff)
+    # the same level on mirrored deals: every deal pair cancels out
+    mirror = meldmind.arena("gin", "easy", "easy", deals=5, seed=1, processes=1, progress=False)
+    assert mirror.mean_score_diff == 0 and mirror.wins_a == mirror.wins_b
+    with pytest.raises(OptionError):
+        meldmind.arena("gin", "easy", "nobody", deals=1, progress=False)
+
+
+def test_arena_with_worker_processes_matches_one_process():
+    one = meldmind.arena("gin", "normal", "easy", deals=16, seed=4, processes=1, progress=False)
+    two = meldmind.arena("gin", "normal", "easy", deals=16, seed=4, processes=2, progress=False)
+    assert (one.wins_a, one.wins_b, one.draws, one.mean_score_diff) == \
+        (two.wins_a, two.wins_b, two.draws, two.mean_score_diff)
+
+
+def test_cli_arena_and_hint():
+    out = subprocess.run([sys.executable, "-m", "meldmind.cli", "arena", "gin", "easy", "beginner",
+                          "--deals", "4", "--seed", "2", "--processes", "1", "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    data = json.loads(out)
+    assert data["games"] == 8 and data["level_a"] == "easy"
+    game = _positions("gin", 1, seed=9)[0]
+    hint = subprocess.run([sys.executable, "-m", "meldmind.cli", "hint", "--level", "expert",
+                           "--iterations", "16", "--seed", "1"],
+                          input=json.dumps(game.observation(game.to_move)),
+                          capture_output=True, text=True, check=True).stdout
+    assert json.loads(hint)["move"]["id"] in {m.id for m in game.legal_moves()}
+    bad = subprocess.run([sys.executable, "-m", "meldmind.cli", "hint"], input="{]",
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "malformed" in bad.stderr
+
+
+def test_openspiel_adapter_plays_gin():
+    pyspiel = pytest.importorskip("pyspiel")
+    from meldmind.integrations.openspiel import MeldmindBot
+    game = pyspiel.load_game("gin_rummy")
+    for seed in range(3):
+        bots = [MeldmindBot(0, level="expert", iterations=8, seed=seed),
+                pyspiel.make_uniform_random_bot(1, seed)]
+        returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, seed)
+        assert len(returns) == 2 and returns[0] == -returns[1]

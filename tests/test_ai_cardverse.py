@@ -1,0 +1,513 @@
+"""CardVerse AI levels (RULES.md §4.9, §6; docs/ai-contract.md): heuristic stories, legality over
+random positions, information hygiene (hidden cards resampled => same observation, same move),
+reproducibility, thread- and split-independence of the search, and play_game smoke tests.
+
+Hands in the stories are drawn in comments; cards are parsed with the project's notation.
+"""
+import numba
+import numpy as np
+import pytest
+
+from meldmind.cards import parse_cards
+from meldmind.games import cardverse as CV
+from meldmind.kernels import ai_cardverse as AI
+from meldmind.kernels import cardverse as K
+from meldmind.kernels.levels import BEGINNER, EASY, EXPERT, MASTER, NORMAL
+
+LEVELS = (BEGINNER, EASY, NORMAL, EXPERT, MASTER)
+SMALL_BUDGET = 3          # determinizations per search decision in the broad tests
+
+
+def ids(text):
+    return parse_cards("cardverse", text)
+
+
+def mask(text):
+    return sum(1 << c for c in ids(text))
+
+
+def params(**options):
+    return CV.make_params(options)
+
+
+def deal(hands, stock="", discard="", *, rest="stock", seed=0, **options):
+    """A hand-1 state: ``hands`` one string per seat, ``stock`` top first, ``discard`` bottom ..
+    top; every card not named goes to the bottom of the stock (``rest="stock"``)."""
+    p = params(num_players=len(hands), **options)
+    named = set()
+    hand_masks = []
+    for h in hands:
+        cs = ids(h)
+        named.update(cs)
+        hand_masks.append(sum(1 << c for c in cs))
+    top = ids(stock)
+    pile = ids(discard)
+    named.update(top)
+    named.update(pile)
+    others = [c for c in range(52) if c not in named]
+    st = K.state_from_deal(p, np.array(hand_masks, np.int64), np.array(pile, np.int64),
+                           np.array(top + others, np.int64), seed, 1,
+                           np.zeros(len(hands), np.int64))
+    return st
+
+
+def legal_of(state):
+    buf = np.empty(K.NUM_ACTIONS, np.int64)
+    n = K.legal_actions(state, buf)
+    return buf[:n].copy()
+
+
+def obs_of(state, seat=None):
+    out = np.empty(K.OBS_SIZE, np.int64)
+    K.observe(state, K.current_player(state) if seat is None else seat, out)
+    return out
+
+
+def heuristic(state, level, seed=0):
+    legal = legal_of(state)
+    rng = np.zeros(1, np.int64)
+    rng[0] = seed
+    return AI.policy(obs_of(state), legal, len(legal), level, rng)
+
+
+def play(state, text):
+    action = {CV.action_text(a): a for a in legal_of(state)}[text]
+    K.apply_action(state, action)
+
+
+def text(action):
+    return CV.action_text(int(action))
+
+
+# ---------------------------------------------------------------------------------------------
+# Helper definitions (§4.9)
+# ---------------------------------------------------------------------------------------------
+
+def test_partial_melds_need_a_live_completing_card():
+    # 5H 7H: gutshot, completed only by 6H. 9C 9D: completed by 9H or 9S.
+    live = (1 << 52) - 1
+    inside, pairs = AI._partials(mask("5H 7H 9C 9D KS"), live)
+    assert inside == mask("5H 7H 9C 9D") and pairs == 2
+    # 6H on the table (dead): 5H 7H is no partial meld any more
+    inside, pairs = AI._partials(mask("5H 7H 9C 9D KS"), live & ~mask("6H"))
+    assert inside == mask("9C 9D") and pairs == 1
+    # K A of a suit: only Q completes it (no wrap after the ace)
+    assert AI.COMPLETERS[ids("KS")[0], ids("AS")[0]] == mask("QS")
+    assert AI.COMPLETERS[ids("AS")[0], ids("2S")[0]] == 0
+
+
+def test_layable_cards_match_the_legal_layoffs():
+    rng = np.random.default_rng(3)
+    buf = np.empty(K.NUM_ACTIONS, np.int64)
+    checked = 0
+    for g in range(60):
+        st = K.new_state(params(), int(rng.integers(1 << 30)))
+        for step in range(200):
+            if K.is_terminal(st) or st[K.S_HAND_NO] != 1:
+                break
+            if st[K.S_PHASE] == K.PHASE_PLAY and st[K.S_TABLE_N] > 0:
+                n = K.legal_actions(st, buf)
+                laid = {((a - K.A_LAYOFF) // 3) % 52 for a in buf[:n] if a >= K.A_LAYOFF}
+                hand = int(st[K.S_HAND + st[K.S_CURRENT]])
+                got = int(AI._layable(obs_of(st))) & hand
+                want = sum(1 << c for c in laid)
+                if st[K.S_HAND_N + st[K.S_CURRENT]] >= 2:
+                    assert got == want
+                    checked += 1
+            K.apply_action(st, AI.decide(st, NORMAL, 0, step))
+    assert checked > 50
+
+
+def test_feed_risk():
+    # seat 0's view: table 5C 6C 7C; the next seat (1) took 9H from the discard and holds it
+    st = deal(["2D 3D 8C 9D 9S KD JS", "4H 9H QD QH JD 2S 3S"], discard="KH")
+    ob = obs_of(st, 0)
+    ob[K.O_TABLE_MASK] = mask("5C 6C 7C")
+    ob[K.O_TABLE_KIND] = K.KIND_RUN
+    ob[K.O_TABLE_N] = 1
+    ob[K.O_KNOWN + 1] = mask("9H")
+    lay = AI._layable(ob)
+    assert lay == mask("4C 8C")
+    assert AI._feed_risk2(ob, ids("8C")[0], lay) == 2      # lays off on 5C 6C 7C
+    assert AI._feed_risk2(ob, ids("9D")[0], lay) == 1      # partner of the known 9H
+    assert AI._feed_risk2(ob, ids("10H")[0], lay) == 1     # 9H 10H: same suit, distance 1
+    assert AI._feed_risk2(ob, ids("JS")[0], lay) == 0
+    ob[K.O_KNOWN + 1] = mask("9H 9C")
+    assert AI._feed_risk2(ob, ids("9D")[0], lay) == 2      # 9C 9D 9H completes a group
+
+
+# ---------------------------------------------------------------------------------------------
+# Easy (Kolay) and normal stories
+# ---------------------------------------------------------------------------------------------
+
+def test_easy_takes_the_discard_only_to_meld_it():
+    # seat 0: 5H 6H | KC KD | 2S 9C JD; discard top 7H completes 5H 6H 7H
+    st = deal(["5H 6H KC KD 2S 9C JD", "3C 3D 4S 8D 8S QH AS"], discard="7H")
+    assert heuristic(st, EASY) == K.TAKE_DISCARD
+    # top KH: KC KD KH is a group -> take; top 4C: nothing -> stock
+    st = deal(["5H 6H KC KD 2S 9C JD", "3C 3D 4S 8D 8S QH AS"], discard="KH")
+    assert heuristic(st, EASY) == K.TAKE_DISCARD
+    st = deal(["5H 6H KC KD 2S 9C JD", "3C 3D 4S 8D 8S QH AS"], discard="4C")
+    assert heuristic(st, EASY) == K.DRAW_STOCK
+
+
+def test_easy_lays_everything_then_dumps_the_highest_single():
+    # seat 0 after taking 7H: 5H 6H 7H | KC KD | JD | 2S 9C -> lay 5H 6H 7H, then discard 9C
+    # (KC KD is a partial meld, KH and KS being live; JD KD too, QD being live; singles 2S 9C)
+    st = deal(["5H 6H KC KD 2S 9C JD", "3C 3D 4S 8D 8S QH AS"], discard="7H")
+    play(st, "take discard")
+    a = heuristic(st, EASY)
+    assert text(a) == "lay meld 5H 6H 7H"
+    K.apply_action(st, a)
+    assert text(heuristic(st, EASY)) == "discard 9C"
+
+
+def test_easy_lays_off_and_respects_discard_to_win():
+    # table run 5H 6H 7H (laid by seat 1); seat 0 holds 8H 4C: lays off 8H, discards 4C
+    st = deal(["8H 4C 9S", "5H 6H 7H 2D 3D 4D KS"], stock="QC 10D", discard="AC")
+    play(st, "draw stock")          # seat 0 draws QC
+    play(st, "discard QC")
+    play(st, "draw stock")          # seat 1 draws 10D
+    play(st, "lay meld 5H 6H 7H")
+    play(st, "discard 10D")
+    play(st, "take discard")        # seat 0 takes 10D
+    assert text(heuristic(st, EASY)).startswith("lay off 8H")
+    # with discard_to_win a lay may not empty the hand: 8H 3C, table 5H 6H 7H
+    st = deal(["8H 3C", "5H 6H 7H 2D 3D 4D KS"], stock="QC 10D", discard="AC",
+              discard_to_win=True)
+    play(st, "draw stock")
+    play(st, "discard QC")
+    play(st, "draw stock")
+    play(st, "lay meld 5H 6H 7H")
+    play(st, "discard 10D")
+    play(st, "draw stock")          # seat 0 draws the next card
+    a = heuristic(st, EASY)
+    assert K.illegal_reason(st, a) == 0
+    assert text(a).startswith("lay off 8H")
+    K.apply_action(st, a)
+    # two cards left after the lay-off would be one: lay-off allowed; now 1 card must be discarded
+    assert K.illegal_reason(st, heuristic(st, EASY)) == 0
+
+
+def test_normal_takes_the_discard_for_a_partial_meld_with_two_live_outs():
+    # seat 0 singles include 9C; top 9D makes 9C 9D with 9H 9S live -> take
+    st = deal(["2C 5D 9C KS 4H 7S JD", "3C 3D 4S 8D 8S QH AS"], discard="9D")
+    assert heuristic(st, NORMAL) == K.TAKE_DISCARD
+    assert heuristic(st, EASY) == K.DRAW_STOCK
+    # same, but 9H is dead (in the discard pile): one live out -> stock
+    st = deal(["2C 5D 9C KS 4H 7S JD", "3C 3D 4S 8D 8S QH AS"], discard="9H 9D")
+    assert heuristic(st, NORMAL) == K.DRAW_STOCK
+    # a gutshot (4H with top 6H) has one completing card -> stock
+    st = deal(["2C 5D 9C KS 4H 7S JD", "3C 3D 4S 8D 8S QH AS"], discard="6H")
+    assert heuristic(st, NORMAL) == K.DRAW_STOCK
+
+
+def test_normal_discard_formula():
+    # seat 0 after drawing 2H: KC KD (partial: 10 - 8 = 2) | 7S 2H 3D 9C AS (singles)
+    # value - 8 [partial] - 6 feed_risk: 9C = 9 is the argmax
+    st = deal(["KC KD 7S 3D 9C AS 4D", "QC QD 5S 8D 8S QH JS"], stock="2H", discard="10H")
+    play(st, "draw stock")
+    assert text(heuristic(st, NORMAL)) == "discard 9C"
+    # the same hand for easy: highest single 9C too
+    assert text(heuristic(st, EASY)) == "discard 9C"
+
+
+def test_normal_prefers_the_partition_that_keeps_partial_melds():
+    # seat 0 after drawing 2S: JH QH KH KC KD AC 2S. Two best partitions, deadwood 21 each:
+    #   run JH QH KH  -> leftover KC KD AC 2S: partial melds KC KD, KC AC (2)
+    #   group KC KD KH -> leftover JH QH AC 2S: partial meld JH QH (1)
+    # normal lays the run; easy lays the first biggest meld of a best partition (the group)
+    st = deal(["JH QH KH KC KD AC", "3C 3D 4S 8D 8S QD AS"], stock="2S", discard="10C")
+    play(st, "draw stock")
+    assert text(heuristic(st, NORMAL)) == "lay meld JH QH KH"
+    assert text(heuristic(st, EASY)) == "lay meld KC KD KH"
+
+
+def test_tie_breaks_prefer_the_higher_rank_then_the_higher_suit():
+    # singles of value 10: JD QC KC -> KC; all spades vs clubs of same rank -> spade
+    assert AI._best_card(mask("JD QC KC 4S"), 0) == ids("KC")[0]
+    assert AI._best_card(mask("KC KS KD 2H"), 0) == ids("KS")[0]
+    assert AI._best_card(mask("AC KS"), 1) == ids("AC")[0]          # ace_high: A = 11
+    assert AI._best_card(mask("AC 2S"), 0) == ids("2S")[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Every level plays legal moves
+# ---------------------------------------------------------------------------------------------
+
+OPTION_SETS = [
+    {},
+    {"num_players": 3},
+    {"num_players": 4},
+    {"discard_to_win": True},
+    {"ace_high": True, "no_immediate_rediscard": False},
+    {"num_players": 3, "discard_to_win": True, "ace_high": True},
+    {"num_players": 4, "no_immediate_rediscard": False, "target_score": 50},
+]
+
+
+def random_positions(count, seed):
+    """Positions reached by mixed play (random and heuristic moves), over the option sets."""
+    rng = np.random.default_rng(seed)
+    out = []
+    buf = np.empty(K.NUM_ACTIONS, np.int64)
+    while len(out) < count:
+        options = OPTION_SETS[len(out) % len(OPTION_SETS)]
+        st = K.new_state(params(**options), int(rng.integers(1 << 40)))
+        steps = int(rng.integers(0, 120))
+        for step in range(steps):
+            if K.is_terminal(st):
+                break
+            n = K.legal_actions(st, buf)
+            if rng.random() < 0.5:
+                a = buf[rng.integers(n)]
+            else:
+                a = AI.decide(st, NORMAL, 0, step)
+            K.apply_action(st, a)
+        if not K.is_terminal(st):
+            out.append(st.copy())
+    return out
+
+
+def test_every_level_plays_legal_moves():
+    positions = random_positions(320, 11)
+    seen_players = set()
+    for i, st in enumerate(positions):
+        seen_players.add(int(st[K.S_NUM_PLAYERS]))
+        legal = set(legal_of(st).tolist())
+        for level in LEVELS:
+            a = AI.decide(st, level, SMALL_BUDGET, i)
+            assert a in legal, (i, level, a)
+            assert K.illegal_reason(st, a) == 0
+    assert seen_players == {2, 3, 4}
+
+
+def test_policy_returns_minus_one_without_moves():
+    st = K.new_state(params(), 1)
+    assert AI.policy(obs_of(st), np.empty(K.NUM_ACTIONS, np.int64), 0, EASY, np.zeros(1, np.int64)) == -1
+
+
+def test_beginner_picks_a_category_uniformly():
+    # PLAY with melds, lay-offs and discards: lay meld should come up ~1/3 of the time
+    st = deal(["5H 6H 7H 2C 9D 8H", "3C 3D 4S 8D 8S QH AS"], stock="KS", discard="AC")
+    play(st, "draw stock")
+    legal = legal_of(st)
+    cats = [AI._category(a) for a in legal]
+    assert set(cats) == {AI.CATEGORY_MELD, AI.CATEGORY_DISCARD}
+    rng = np.zeros(1, np.int64)
+    picks = [AI._category(AI.policy(obs_of(st), legal, len(legal), BEGINNER, rng))
+             for _ in range(2000)]
+    share = picks.count(AI.CATEGORY_MELD) / len(picks)
+    assert 0.45 < share < 0.55
+
+
+# ---------------------------------------------------------------------------------------------
+# Information hygiene: resampling what the seat cannot see changes nothing
+# ---------------------------------------------------------------------------------------------
+
+def resample_hidden(state, seat, rng):
+    """Another full state with the same observation for ``seat``: the cards it cannot see
+    (opponents' unknown cards and the stock) permuted among those places."""
+    alt = state.copy()
+    n = int(alt[K.S_NUM_PLAYERS])
+    slots = []          # (kind, index) of every hidden card place
+    cards = []
+    for p in range(n):
+        if p == seat:
+            continue
+        hidden = int(alt[K.S_HAND + p]) & ~int(alt[K.S_KNOWN + p])
+        for c in range(52):
+            if hidden >> c & 1:
+                slots.append(("hand", p))
+                cards.append(c)
+    for i in range(int(alt[K.S_STOCK_N])):
+        slots.append(("stock", i))
+        cards.append(int(alt[K.S_STOCK + i]))
+    perm = rng.permutation(len(cards))
+    for p in range(n):
+        if p != seat:
+            alt[K.S_HAND + p] = alt[K.S_KNOWN + p]
+    for (kind, where), j in zip(slots, perm):
+        c = cards[j]
+        if kind == "hand":
+            alt[K.S_HAND + where] |= 1 << c
+        else:
+            alt[K.S_STOCK + where] = c
+    alt[K.S_RNG] = rng.integers(1 << 62)        # later deals are hidden too
+    return alt
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_choice_unchanged_when_hidden_cards_are_resampled(level):
+    rng = np.random.default_rng(100 + level)
+    positions = random_positions(60, 200 + level)
+    changed = 0
+    for i, st in enumerate(positions):
+        seat = K.current_player(st)
+        base_obs = obs_of(st, seat)
+        move = AI.decide(st, level, SMALL_BUDGET, 77 + i)
+        for k in range(3):
+            alt = resample_hidden(st, seat, rng) if k < 2 else K.determinize(base_obs, 1000 + i)
+            if not np.array_equal(alt, st):
+                changed += 1
+            np.testing.assert_array_equal(obs_of(alt, seat), base_obs)
+            assert AI.decide(alt, level, SMALL_BUDGET, 77 + i) == move, (i, k)
+    assert changed > 100
+
+
+# ---------------------------------------------------------------------------------------------
+# Reproducibility and the search contract
+# ---------------------------------------------------------------------------------------------
+
+def search_positions():
+    return [st for st in random_positions(40, 5) if K.legal_actions(st, np.empty(K.NUM_ACTIONS, np.int64)) > 2][:12]
+
+
+@pytest.mark.parametrize("level", (EXPERT, MASTER))
+def test_same_seed_same_move_and_statistics(level):
+    for i, st in enumerate(search_positions()):
+        ob = obs_of(st)
+        first = [AI.choose(ob, level, 8, 5 + i, True) for _ in range(2)]
+        assert first[0] == first[1]
+        v1, n1 = run_search(ob, level, 5 + i, [(0, 8)])
+        v2, n2 = run_search(ob, level, 5 + i, [(0, 8)])
+        np.testing.assert_array_equal(v1, v2)
+        np.testing.assert_array_equal(n1, n2)
+
+
+def run_search(ob, level, seed, chunks, threads=None):
+    values = np.zeros(K.NUM_ACTIONS)
+    visits = np.zeros(K.NUM_ACTIONS, np.int64)
+    old = numba.get_num_threads()
+    if threads:
+        numba.set_num_threads(threads)
+    try:
+        for first, count in chunks:
+            AI.search(ob, level, seed, first, count, values, visits)
+    finally:
+        numba.set_num_threads(old)
+    return values, visits
+
+
+@pytest.mark.parametrize("level", (EXPERT, MASTER))
+def test_search_is_independent_of_threads_and_of_splitting(level):
+    for i, st in enumerate(search_positions()[:6]):
+        ob = obs_of(st)
+        v1, n1 = run_search(ob, level, 9 + i, [(0, 10)], threads=1)
+        v2, n2 = run_search(ob, level, 9 + i, [(0, 10)], threads=numba.config.NUMBA_NUM_THREADS)
+        v3, n3 = run_search(ob, level, 9 + i, [(0, 3), (3, 1), (4, 6)], threads=2)
+        v4 = np.zeros(K.NUM_ACTIONS)
+        n4 = np.zeros(K.NUM_ACTIONS, np.int64)
+        AI.search_serial(ob, level, 9 + i, 0, 10, v4, n4)
+        for v, nn in ((v2, n2), (v3, n3), (v4, n4)):
+            np.testing.assert_array_equal(v1, v)
+            np.testing.assert_array_equal(n1, nn)
+        legal = legal_of(st)
+        assert (n1[legal] == 10).all() and n1.sum() == 10 * len(legal)
+        assert np.all(np.abs(v1[legal] / 10) <= 1.0)
+
+
+def test_default_iterations():
+    assert AI.default_iterations(BEGINNER) == AI.default_iterations(NORMAL) == 0
+    assert 0 < AI.default_iterations(EXPERT) <= AI.default_iterations(MASTER)
+
+
+def test_pick_plays_the_best_mean_and_master_bluffs_within_the_margin():
+    st = deal(["5H 6H KC KD 2S 9C JD", "3C 3D 4S 8D 8S QH AS"], discard="KH")
+    ob = obs_of(st)
+    legal = legal_of(st)
+    values = np.zeros(K.NUM_ACTIONS)
+    visits = np.zeros(K.NUM_ACTIONS, np.int64)
+    visits[:2] = 100
+    values[K.TAKE_DISCARD] = 0.2 * 100          # take: +0.2, stock: +0.1
+    values[K.DRAW_STOCK] = 0.1 * 100
+    assert AI.pick(ob, values, visits, legal, len(legal), EXPERT, 1) == K.TAKE_DISCARD
+    assert AI.pick(ob, values, visits, legal, len(legal), MASTER, 1) == K.TAKE_DISCARD
+    # within the bluff margin master hides its meld: it draws from the stock
+    # within the bluff margin (the heuristic's own move, take, has PRIOR_POINTS of credit)
+    # master hides its meld and draws from the stock, with probability BLUFF_RATE
+    close = 0.2 + (AI.PRIOR_POINTS - 0.5 * AI.BLUFF_MARGIN_POINTS) / 100
+    values[K.DRAW_STOCK] = close * 100
+    picks = [AI.pick(ob, values, visits, legal, len(legal), MASTER, seed) for seed in range(200)]
+    assert 0.6 < picks.count(K.DRAW_STOCK) / 200 < 0.9
+    assert all(AI.pick(ob, values, visits, legal, len(legal), EXPERT, seed) == K.TAKE_DISCARD
+               for seed in range(20))
+    # outside the margin it never bluffs
+    values[K.DRAW_STOCK] = (close - AI.BLUFF_MARGIN_POINTS / 100) * 100
+    assert all(AI.pick(ob, values, visits, legal, len(legal), MASTER, seed) == K.TAKE_DISCARD
+               for seed in range(200))
+
+
+# ---------------------------------------------------------------------------------------------
+# play_game / play_hand
+# ---------------------------------------------------------------------------------------------
+
+def test_play_game_smoke():
+    out = np.zeros(4)
+    moves = AI.play_game(params(), 3, np.array([EASY, NORMAL]), np.zeros(2, np.int64), 1, out)
+    assert moves > 0 and sorted(out[:2].tolist()) == [-1.0, 1.0]
+    out2 = np.zeros(4)
+    assert AI.play_game(params(), 3, np.array([EASY, NORMAL]), np.zeros(2, np.int64), 1, out2) == moves
+    np.testing.assert_array_equal(out, out2)
+
+
+def test_play_game_with_search_levels_and_options():
+    out = np.zeros(4)
+    p = params(num_players=3, target_score=30, discard_to_win=True)
+    moves = AI.play_game(p, 4, np.array([MASTER, EXPERT, BEGINNER]), np.array([4, 4, 0]), 2, out)
+    assert moves > 0
+    assert out[:3].max() == 1.0 and abs(out[:3].sum()) < 1e-9
+    p = params(num_players=4, ace_high=True, target_score=40)
+    AI.play_game(p, 5, np.array([NORMAL, EASY, EXPERT, BEGINNER]), np.array([0, 0, 3, 0]), 2, out)
+    assert out.max() == 1.0 and abs(out.sum()) < 1e-9
+
+
+def test_play_hand_returns_the_first_hand_differential():
+    out = np.zeros(4)
+    moves = AI.play_hand(params(), 8, np.array([EXPERT, NORMAL]), np.array([4, 0]), 3, out)
+    assert moves > 0
+    assert out[0] == -out[1] and out[0] != 0
+    # the same hand replayed through decide()
+    st = K.new_state(params(), 8)
+    count = 0
+    while st[K.S_HAND_NO] == 1:
+        level = (EXPERT, NORMAL)[K.current_player(st)]
+        K.apply_action(st, AI.decide(st, level, 4, AI._seed_of(3, count, 5)))
+        count += 1
+    assert count == moves
+    w = st[K.S_LAST_WINNER]
+    assert out[w] == sum(st[K.S_LAST_VALUES + p] for p in range(2) if p != w)
+
+
+def test_play_games_matches_play_game():
+    seeds = np.array([11, 12, 13], np.int64)
+    levels = np.array([[EASY, NORMAL], [NORMAL, EASY], [BEGINNER, EASY]], np.int64)
+    its = np.zeros((3, 2), np.int64)
+    out = np.zeros((3, 4))
+    AI.play_games(params(), seeds, levels, its, 4, True, out)
+    for i in range(3):
+        one = np.zeros(4)
+        AI.play_hand(params(), seeds[i], levels[i], its[i], AI._seed_of(4, i, 6), one)
+        np.testing.assert_array_equal(one, out[i])
+
+
+def test_no_python_objects_in_the_kernels():
+    """Every AI kernel compiles in nopython mode with no pyobject-typed variable."""
+    import io
+    st = K.new_state(params(), 3)
+    ob = obs_of(st)
+    legal = legal_of(st)
+    values = np.zeros(K.NUM_ACTIONS)
+    visits = np.zeros(K.NUM_ACTIONS, np.int64)
+    AI.search(ob, MASTER, 1, 0, 2, values, visits)
+    AI.search_serial(ob, EXPERT, 1, 0, 2, values, visits)
+    AI.pick(ob, values, visits, legal, len(legal), MASTER, 1)
+    AI.policy(ob, legal, len(legal), NORMAL, np.zeros(1, np.int64))
+    AI.play_game(params(target_score=5), 1, np.array([EXPERT, MASTER]), np.array([2, 2]), 1,
+                 np.zeros(4))
+    for fn in (AI.search, AI.search_serial, AI.pick, AI.policy, AI.play_game, AI.choose,
+               AI.decide):
+        buf = io.StringIO()
+        fn.inspect_types(file=buf)
+        text_ = buf.getvalue()
+        assert text_ and "pyobject" not in text_, fn.__name__
