@@ -16,7 +16,7 @@ test: $(STAMP)
 	$(PY) -m pytest tests -q
 
 run: $(STAMP)
-	$(VENV)/bin/meldmind analyze --samples
+	$(VENV)/bin/meldmind demo
 
 bench: $(STAMP)
 	$(PY) -m pytest bench --benchmark-only --benchmark-columns=min,median,mean,ops,rounds

@@ -80,14 +80,16 @@ EXPERT_ITERATIONS = 400         # determinizations per decision at the default b
 MASTER_ITERATIONS = 1000
 EXPERT_ROLLOUT = NORMAL         # rollout heuristic of the expert's playouts
 MASTER_ROLLOUT = NORMAL         # master: opponents' replies played by the modelled normal policy
-MODEL_CANDIDATES = 6            # master: determinize() candidates per resampled determinization
+MODEL_CANDIDATES = 16           # master: determinize() candidates per resampled determinization
 WIN_BONUS_POINTS = 25           # hand return: (gain + this) / target for the hand winner
 PRIOR_POINTS = 1.0              # credit of the rollout heuristic's move in pick
+MASTER_HOLDS = True             # master's playouts model its own turns with _holder
+HOLD_UNTIL = 2
 BLUFF_RATE = 0.75               # master: how often it bluffs when it may
 BLUFF_MARGIN_POINTS = 0.5       # master: moves this close to the best (in points) count as ties
-W_PICKUP_NO_PARTNER = 0.3       # likelihood factors of the opponent model
-W_PASSED_MELD = 0.35
-W_PASSED_PARTNER = 0.85
+W_PICKUP_NO_PARTNER = 0.2       # likelihood factors of the opponent model
+W_PASSED_MELD = 0.2
+W_PASSED_PARTNER = 0.7
 W_PASSED_MELD_MULTI = 0.6       # 3-4 players: who passed or threw a pile card is not known
 W_PASSED_PARTNER_MULTI = 0.95
 
@@ -450,6 +452,55 @@ def _easy(obs, legal, n):
 
 
 @njit(cache=True)
+def _normal_discard(obs, legal, n, left, inside, ace_high):
+    """Normal's DISCARD: argmax of value - 8 [partial] - 6 feed_risk over the legal leftover
+    cards (all legal discards if none)."""
+    discards = _legal_discards(legal, n)
+    cands = left & discards
+    if cands == 0:
+        cands = discards
+    layable = _layable(obs)
+    best = -1
+    best_s = -(1 << 30)
+    best_k = -1
+    while cands:
+        c = lowest_bit(cands)
+        cands &= cands - 1
+        # 2 x (value - 8 [partial] - 6 feed_risk)
+        s = 2 * _value(c, ace_high) - 6 * _feed_risk2(obs, c, layable)
+        if (inside >> c) & 1:
+            s -= 16
+        if s > best_s or (s == best_s and TIE_KEY[c] > best_k):
+            best, best_s, best_k = c, s, TIE_KEY[c]
+    return K.A_DISCARD + best
+
+
+@njit(cache=True)
+def _holder(obs, legal, n):
+    """Master's model of its own later turns in its playouts: the normal heuristic, except that
+    it keeps its complete melds in hand (as its search often chooses to) until it can go out
+    this turn or an opponent is down to ``HOLD_UNTIL`` cards."""
+    if obs[K.O_PHASE] != K.PHASE_PLAY:
+        return _normal(obs, legal, n)
+    ace_high = obs[K.O_PARAMS + K.P_ACE_HIGH]
+    hand = obs[K.O_HAND]
+    left = _leftover(hand, ace_high)
+    if popcount(left & ~_layable(obs)) <= 1:
+        return _normal(obs, legal, n)
+    seat = obs[K.O_SEAT]
+    for p in range(obs[K.O_PARAMS + K.P_NUM_PLAYERS]):
+        if p != seat and obs[K.O_HAND_N + p] <= HOLD_UNTIL:
+            return _normal(obs, legal, n)
+    inside, pairs = _partials(left, _live(obs))
+    a = _best_layoff(legal, n, left, ace_high)
+    if a >= 0:
+        return a
+    if left & _legal_discards(legal, n) == 0:
+        return _normal(obs, legal, n)
+    return _normal_discard(obs, legal, n, left, inside, ace_high)
+
+
+@njit(cache=True)
 def _normal(obs, legal, n):
     ace_high = obs[K.O_PARAMS + K.P_ACE_HIGH]
     hand = obs[K.O_HAND]
@@ -477,24 +528,7 @@ def _normal(obs, legal, n):
     a = _best_layoff(legal, n, useful, ace_high)
     if a >= 0:
         return a
-    discards = _legal_discards(legal, n)
-    cands = left & discards
-    if cands == 0:
-        cands = discards
-    layable = _layable(obs)
-    best = -1
-    best_s = -(1 << 30)
-    best_k = -1
-    while cands:
-        c = lowest_bit(cands)
-        cands &= cands - 1
-        # 2 x (value - 8 [partial] - 6 feed_risk)
-        s = 2 * _value(c, ace_high) - 6 * _feed_risk2(obs, c, layable)
-        if (inside >> c) & 1:
-            s -= 16
-        if s > best_s or (s == best_s and TIE_KEY[c] > best_k):
-            best, best_s, best_k = c, s, TIE_KEY[c]
-    return K.A_DISCARD + best
+    return _normal_discard(obs, legal, n, left, inside, ace_high)
 
 
 @njit(cache=True)
@@ -539,9 +573,10 @@ def _hand_return(state, seat):
 
 
 @njit(cache=True)
-def _rollout(state, seat, level, obs, legal):
+def _rollout(state, seat, level, obs, legal, hold):
     """Play the current hand out with the heuristic ``level`` for every seat, each from its own
-    observation; return the observing seat's hand return."""
+    observation (with ``hold``, the observing seat plays ``_holder``); return the observing
+    seat's hand return."""
     hand_no = state[K.S_HAND_NO]
     while state[K.S_PHASE] != K.PHASE_GAME_OVER and state[K.S_HAND_NO] == hand_no:
         p = state[K.S_CURRENT]
@@ -550,7 +585,9 @@ def _rollout(state, seat, level, obs, legal):
             a = legal[0]
         else:
             K.observe(state, p, obs)
-            if level == EASY:
+            if hold and p == seat:
+                a = _holder(obs, legal, n)
+            elif level == EASY:
                 a = _easy(obs, legal, n)
             else:
                 a = _normal(obs, legal, n)
@@ -635,7 +672,7 @@ def _evaluate(obs, level, seed, k, legal, n, row):
     for j in range(n):
         work[:] = base
         K.apply_action(work, legal[j])
-        row[j] = _rollout(work, seat, rollout, ob, buf)
+        row[j] = _rollout(work, seat, rollout, ob, buf, level >= MASTER and MASTER_HOLDS)
 
 
 @njit(cache=True, parallel=True)
@@ -690,7 +727,12 @@ def pick(obs, values, visits, legal, n, level, seed):
     rollout = MASTER_ROLLOUT if level >= MASTER else EXPERT_ROLLOUT
     plan = legal[0]
     if n > 1:
-        plan = _easy(obs, legal, n) if rollout == EASY else _normal(obs, legal, n)
+        if level >= MASTER and MASTER_HOLDS:
+            plan = _holder(obs, legal, n)
+        elif rollout == EASY:
+            plan = _easy(obs, legal, n)
+        else:
+            plan = _normal(obs, legal, n)
     target = obs[K.O_PARAMS + K.P_TARGET_SCORE]
     prior = PRIOR_POINTS / target
     means = np.full(n, -np.inf)

@@ -1,83 +1,108 @@
 """Gin Rummy AI levels (RULES.md §5 game, §6 ladder; contract: docs/ai-contract.md).
 
-Every decision is made from an observation array (``gin.observe``) only. Determinized full
-states exist only inside ``search``, built by ``gin.determinize`` from the observation.
+Every decision is made from an observation array (``gin.observe``) only; the legal moves too
+(``legal_from_obs``). Full states exist only inside ``search``, built from the observation by
+``gin.determinize`` (then reworked as described under *expert*).
 
-Words used below. *Best partition*: the exact deadwood-minimizing set of melds
-(``bridge.leftover`` gives the cards outside it, its *deadwood cards*; their total value is the
-exact minimum deadwood). *Dead* cards, for the seat deciding: the discard pile, the cards known
-to be in the opponent's hand (upcards it took and still holds), melds and lay-offs on the table.
-*Live* cards: those not dead and not in the deciding seat's hand (the stock and the opponent's
-hidden cards, as far as this seat can tell). *Key* of a card, for tie-breaks (E6): higher value,
-then higher rank, then suit order C < D < H < S.
+Words used below. *Best partition*: the exact deadwood-minimizing set of melds; its *deadwood
+cards* are ``bridge.leftover`` of the hand, their total value the exact minimum deadwood.
+*Dead* cards, for the seat deciding: the discard pile, the cards known to be in the opponent's
+hand (upcards it took and still holds), melds and lay-offs on the table. *Live* cards: neither
+dead nor in the deciding seat's hand. *Key* of a card (tie-breaks, E6): higher value, then
+higher rank, then suit C < D < H < S.
 
 beginner
     A uniform legal-move category (draw upcard, draw stock, pass, knock, discard, lay meld,
     lay off), then a uniform legal move of that category (``rng`` slot 0).
 
-easy (greedy, memory-less: only the own hand, the upcard and the legal list are read)
+easy (greedy and memory-less: reads only its hand, the upcard and the legal moves)
     * Draw / first upcard: take the upcard iff the best deadwood after taking it and discarding
-      the highest-key deadwood card of the 11 cards is lower than the current best deadwood;
-      otherwise draw from the stock (pass on the first upcard). When the upcard forms no meld
-      with the hand this is "upcard value < the highest deadwood card's value" (a swap-down),
-      computed without a hand-algebra call.
-    * Discard: the highest-key card of ``bridge.leftover`` of the 11 cards (never the upcard
-      just taken, unless it is the only deadwood card); a hand with no deadwood card
-      (11 cards melded) discards a card that keeps deadwood 0.
-    * Knock as soon as it is legal (Discard phase and at the Wall).
-    * Knocker: the legal discard leaving the least deadwood (the top deadwood card when it is
-      legal), then every meld of the best partition, then pass. Defender: lays off, one at a
-      time, a card that fits and lowers its best deadwood (a deadwood card first, highest key),
-      then pass, then every meld of the best partition, then pass.
+      the highest-key other deadwood card of the 11 is lower than the current best deadwood
+      (when the upcard makes no meld with the hand this is "upcard value < the highest
+      deadwood card's value", a swap-down, found without a hand-algebra call); otherwise draw
+      from the stock (pass on the first upcard).
+    * Discard: the highest-key card of ``bridge.leftover`` of the 11 cards, never the upcard
+      just taken unless it is the only deadwood card; a hand with no deadwood card discards
+      the card leaving the least deadwood.
+    * Knock as soon as it is legal (Discard phase and Wall); otherwise pass at the Wall.
+    * Knocker: the top deadwood card as its discard when legal (else the legal discard leaving
+      the least deadwood), then every meld of the best partition, then pass. Defender: lays
+      off, one card at a time, a fitting deadwood card (highest key) or else a fitting melded
+      card whose removal lowers its best deadwood; then pass; then every meld of the best
+      partition; then pass.
 
 normal (keeps partial melds, weighs the risk of feeding the opponent)
-    * Partial meld: two deadwood cards of the same rank, or of the same suit at rank distance
-      1 (completed by the card below or the card above) or 2 (completed by the card between),
+    * Partial meld: two deadwood cards of the same rank, or of one suit at rank distance 1
+      (completed by the card below or above the pair) or 2 (completed by the card between),
       with at least one completing card live.
     * Feed risk of a card ``c``: 2 if ``c`` makes a meld with the opponent's known cards; else
-      1 if ``c`` is of the same rank as a known card of the opponent or of its suit within two
-      ranks of it; else 0.
+      1 if ``c`` has the rank of a known card of the opponent or its suit within two ranks;
+      else 0.
     * Discard: among the deadwood cards of the 11 (not the upcard just taken), the maximum of
-      ``2 * value(c) - 16 * [c in a partial meld] - 6 * feed_risk(c)``, ties by key.
-    * Draw: take the upcard iff it is melded in the best partition of the 11 cards and the best
-      deadwood after the discard of the highest-value other deadwood card is lower than now;
-      otherwise the stock (or pass on the first upcard). Never a swap-down.
-    * Knock when it is legal, except (playing for gin) when the best deadwood after the discard
-      is 1..``GIN_HOLD_DEADWOOD`` and the stock still holds at least ``GIN_HOLD_STOCK`` cards.
-      At the Wall, knock iff legal. Knock, lay-off and meld phases as easy.
+      ``2 * value(c) - 2 * W_PARTIAL * [c in a partial meld] - W_FEED * feed_risk(c)``
+      (``W_PARTIAL`` 8, ``W_FEED`` 12), ties by key.
+    * Draw: take the upcard iff (a) it is melded in the best partition of the 11 cards and the
+      best deadwood after discarding the highest-value other deadwood card is lower than now,
+      or (b) it makes a partial meld with >= 2 live completing cards with a *single* (a
+      deadwood card in no partial meld) and normal's discard afterwards is worth at least the
+      upcard. Otherwise the stock (pass on the first upcard). Never a plain swap-down.
+    * Knock when legal, except that it plays on for gin when the best deadwood after the
+      discard is 1..``GIN_HOLD_DEADWOOD`` (6) while the stock still holds >=
+      ``GIN_HOLD_STOCK`` (10) cards. At the Wall: knock iff legal. Knock, lay-off and meld
+      phases as easy.
 
-expert (``search``, determinized Monte Carlo, flat)
-    Determinization ``k`` of a decision uses seed ``mix(seed, k)`` (``gin.determinize``). For
-    each determinization every legal move is applied to a copy of it and the game is played to
-    its end by both seats with the easy policy (``_rollout``: computed on the full sampled
-    state, one ``bridge.leftover`` call per draw-and-discard turn at most, the end phases
-    scored directly); the observing seat's return is added to ``values[move]``. ``pick``: the
-    highest mean return, ties by the lower action id. Every decision is searched: draw source,
-    first upcard, discard, knock or not, the knocker's discard and melds, lay-offs.
+expert (``search`` + ``pick``: determinized Monte Carlo, flat)
+    * Determinization ``k`` of a decision is seeded from ``mix(seed, k)`` alone. It is
+      ``gin.determinize(obs)`` (the opponent's known cards kept, its other cards a uniform
+      sample of the unseen cards, the rest the stock) followed by ``improve_opponent``: the
+      sampled opponent hand replays ``improve_turns`` greedy turns (half the turns played so
+      far + ``IMPROVE_EXTRA``): each draws a uniform stock card and swaps its highest deadwood
+      card (never a known card) back into the stock, skipping swaps that would leave deadwood
+      <= the knock card (the opponent has not knocked); the stock is then reshuffled. A uniform
+      sample gives the opponent a freshly dealt hand (mean deadwood ~52 at mid-game against
+      ~25 in real play); the replay matches the real deadwood distribution of easy and normal
+      opponents at every stage, and the search with it wins ~4 % more games.
+    * Every legal move is applied to a copy of the determinization and played out to the end
+      by ``rollout`` with the easy policy for both seats on the full sampled state (one
+      ``bridge.leftover`` call per draw-and-discard turn at most, the end phases played with
+      the kernel's moves and scored directly); the observing seat's return (points) is added to
+      ``values[move]`` and 1 to ``visits[move]``. Every decision is searched: first upcard, draw
+      source, discard, knock or not, the knocker's discard and melds, lay-offs, the Wall.
+    * ``pick``: knock whenever the Discard phase allows it (one game is one hand: the first
+      knock wins ~92 % of games, and playing on for gin, which the playouts favour in points,
+      loses games); otherwise the highest mean return, a tie going to the normal policy's move,
+      then to the lower id.
 
 master (``search`` + ``pick``, RULES.md §6)
-    1. Perfect memory: the observation carries the permitted history the kernel keeps (the dead
-       discard pile in order, the opponent's known cards, its first-upcard pass).
-    2. Opponent model: each determinization is drawn by rejection. A candidate's opponent hand
-       ``H`` gets weight ``w = prod_d f(age_d) ** [d melds with H] * prod_k BETA ** [k in no meld
-       and no partial meld of H]`` over the evidence ``d``: every card of the dead discard pile
-       (each was discarded or declined by the opponent: turns alternate, so of the two seats that
-       handled a dead card one discarded it and the other declined it), the opponent's last
-       discard (the upcard at our draw, or the card we took) and the opponent's known cards
-       ``k``. ``f(age) = 1 - (1 - ALPHA) * GAMMA ** age`` with age 0 for the newest evidence.
-       Candidate ``j`` of determinization ``k`` is seeded from ``mix(mix(seed, k), j)`` and kept
-       with probability ``w``; after ``MODEL_TRIES`` candidates the highest-weight one is used.
-    3. Anticipation: in the playouts the opponent plays the normal policy (its model); the
-       observing seat's own later moves are also normal (the stronger playout policy).
-    4. Bluff (``pick``): among the moves whose mean return is within ``BLUFF_MARGIN`` points of
-       the best, the ones revealing least are kept (taking an upcard shows a card to the
-       opponent; drawing from the stock or passing shows nothing), and one of them is chosen
-       uniformly from the ``seed`` stream.
+    1. Perfect memory: everything the observation keeps (the dead discard pile in order, the
+       cards each seat took face up and still holds, first-upcard passes, the upcard history
+       slots). The observation has no per-seat log of discards and declines, so no more
+       history is available to any level.
+    2. Opponent model (the opponent is assumed to play normal): each determinization is drawn
+       by rejection among up to ``MODEL_TRIES`` expert-style candidates (candidate ``j`` of
+       determinization ``k`` seeded from ``mix(mix(seed, k), j)``), candidate kept with
+       probability ``w(H)`` of its opponent hand ``H``, else the highest-weight candidate:
+       ``w`` multiplies ``EPS_LAST`` if the card the opponent last discarded or declined would
+       be melded in the best partition of ``H`` plus it; ``EPS_CHOICE`` if it was a discard and
+       normal's discard from ``H`` plus it is another card; ``EPS_LAST`` again if at our Draw
+       phase the opponent declined our last discard and it would be melded with ``H``;
+       ``f(age) = 1 - (1 - ALPHA) * GAMMA ** age`` for every card of the evidence list (our
+       pending upcard or the upcard we took, then the discard pile newest first; turns
+       alternate, so of the two seats that handled a dead card one discarded it and the other
+       declined it) that makes a meld with ``H``; and ``BETA`` per known card of the opponent in
+       no meld of ``H`` (normal takes an upcard to complete a meld).
+    3. Anticipation: in the playouts the opponent plays the normal policy (the model); the
+       master's own later moves are easy (greedy), which measured better than normal there.
+    4. Bluff (``pick``, after the expert rule): when the best move takes the upcard (which
+       shows a card) and drawing from the stock or passing is within ``BLUFF_MARGIN`` points of
+       mean return, the less revealing move is played with probability ``BLUFF_PROB`` (seeded
+       by ``mix(seed, 0x5EED)``).
 
-Budgets: ``default_iterations`` (determinizations per decision). ``play_game`` and
-``play_games`` use the serial twin of ``search``; ``search`` itself is ``parallel=True``
-(``prange`` over determinizations, one row of results per determinization, reduced serially in
-index order, so results do not depend on the thread count or on how the work is split).
+Budgets: ``default_iterations`` (determinizations per decision). ``play_game``,
+``play_games`` and ``play_mirrored`` use ``search_serial`` (the same results as ``search``);
+``search`` is ``parallel=True``: ``prange`` over determinizations, one row of results per
+determinization, reduced serially in index order, so results do not depend on the thread count
+or on how the work is split into calls.
 """
 import numpy as np
 from numba import njit, prange
@@ -89,39 +114,28 @@ from .bridge import leftover as _bridge_leftover
 from .levels import BEGINNER, EASY, EXPERT, MASTER, NORMAL
 from .rng import below, mix64, next_u64, seed_slot
 
-# ---- tuning constants ------------------------------------------------------------------------
+# ---- tuning constants (measured: see the module docstring) ----------------------------------------
 W_PARTIAL = 8            # normal: points a partial-meld card is worth keeping
 W_FEED = 12              # normal: points per unit of feed risk
-W_POT = 0                # normal: half-points per way the opponent could still meld the card
-GIN_HOLD_DEADWOOD = 0    # normal: hold for gin at deadwood 1..this with a large stock (0: never)
-GIN_HOLD_STOCK = 20
-NORMAL_SWAP_DOWN = False   # normal: take a non-melding upcard to discard a higher deadwood card
-NORMAL_PARTIAL_TAKE = True  # normal: take an upcard making a partial with >= 2 live completers
-ALPHA = 0.25             # master model: weight of a hand that melds with the newest evidence
+GIN_HOLD_DEADWOOD = 6    # normal: plays on for gin at deadwood 1..this ...
+GIN_HOLD_STOCK = 10      # ... while the stock holds at least this many cards
+IMPROVE_EXTRA = 2        # search: greedy turns replayed on the sampled opponent hand, beyond half
+ALPHA = 0.25             # master model: weight of a hand melding the newest discarded card
 GAMMA = 0.85             # master model: how fast older discard evidence fades
-BETA = 0.4               # master model: weight of a hand where a taken upcard fits nothing
+BETA = 0.4               # master model: weight per taken upcard that is in no meld of the hand
+EPS_LAST = 0.1           # master model: weight of a hand melding the card last discarded/declined
 EPS_CHOICE = 0.3         # master model: weight of a hand whose normal discard is not the last one
-EPS_LAST = 0.1           # master model: weight of a hand that would have melded the last card
-MODEL_TRIES = 8          # master model: candidates per determinization
-UTILITY = 0
-VETO_MARGIN = 0.0
-HYBRID_MASK = 0xFF
-HYBRID_NO_DELAY = False
-UTILITY_CLIP = 20.0
-IMPROVE_EXTRA = 2        # search: extra greedy turns replayed on the sampled opponent hand
-BLUFF_PROB = 1.0         # master pick: probability of playing the less revealing move
-BLUFF_MARGIN = 0.3       # master pick: points of mean return a bluff may cost at most
+MODEL_TRIES = 8          # master model: candidate determinizations per determinization
+BLUFF_MARGIN = 1.0       # master pick: points of mean return a bluff may cost at most
+BLUFF_PROB = 0.75        # master pick: probability of playing the less revealing move
+TIE_EPS = 1e-9           # search pick: mean returns this close count as a tie
 
-EXPERT_ITERATIONS = 96
-MASTER_ITERATIONS = 160
+EXPERT_ITERATIONS = 128
+MASTER_ITERATIONS = 512
 
 # rollout / policy kinds
 POL_EASY = 0
 POL_NORMAL = 1
-POL_RACE = 2             # normal without the gin hold (knocks as soon as it may)
-EXPERT_ROLLOUT = POL_EASY
-MASTER_ROLLOUT_SELF = POL_RACE
-MASTER_ROLLOUT_OPP = POL_NORMAL
 
 # beginner categories
 CAT_UPCARD = 0
@@ -357,23 +371,6 @@ def _layoff_choice(h, targets):
 
 # ---- the easy and normal decisions on masks (shared by policy and rollouts) --------------------
 @njit(cache=True)
-def meld_ways(c, avail):
-    """Ways card ``c`` can still be melded with two cards of ``avail``: pairs of its rank,
-    plus the three 3-card run windows through it."""
-    r = c % 13
-    n = popcount(avail & (RANK_A << r) & ~_bit(c))
-    ways = n * (n - 1) // 2
-    s = c // 13
-    for lo in range(r - 2, r + 1):
-        if lo < 0 or lo + 2 > 12:
-            continue
-        need = (np.int64(7) << (s * 13 + lo)) & ~_bit(c)
-        if (avail & need) == need:
-            ways += 1
-    return ways
-
-
-@njit(cache=True)
 def _normal_discard(l11, avoid, live, opp_known):
     """Normal's discard among the deadwood cards ``l11`` (not ``avoid`` unless it is the only
     one); -1 when ``l11`` is empty. ``live``: cards not dead and not in the hand."""
@@ -384,7 +381,6 @@ def _normal_discard(l11, avoid, live, opp_known):
         return -1
     part = partial_cards(l11, live)
     near = _near(opp_known) if opp_known else np.int64(0)
-    avail = live | opp_known
     best = -1
     bk = -(1 << 40)
     m = cand
@@ -399,8 +395,6 @@ def _normal_discard(l11, avoid, live, opp_known):
                 sc -= 2 * W_FEED
             elif near & low:
                 sc -= W_FEED
-        if W_POT:
-            sc -= W_POT * meld_ways(c, avail)
         k = sc * 64 + TIE[c]
         if k > bk:
             bk = k
@@ -451,17 +445,17 @@ def _take(pol, h, l10, dw10, u, live, opp_known):
     h11 = h | ub
     if G.meldable(h11) & ub:
         l11 = _left(h11)
-        if pol == POL_EASY or NORMAL_SWAP_DOWN or not (l11 & ub):
+        if pol == POL_EASY or not (l11 & ub):
             rest = l11 & ~ub
             after = G.hand_value(l11) - _max_value(rest)
             if after < dw10:
                 return True, l11
     else:
         l11 = l10 | ub
-        if pol == POL_EASY or NORMAL_SWAP_DOWN:
+        if pol == POL_EASY:
             if VALUE[u] < _max_value(l10):
                 return True, l11
-    if pol != POL_EASY and NORMAL_PARTIAL_TAKE and (l11 & ub):
+    if pol == POL_NORMAL and (l11 & ub):
         singles = l10 & ~partial_cards(l10, live)
         if _live_partner(u, singles, live):
             c = _normal_discard(l11, ub, live, opp_known)
@@ -564,7 +558,7 @@ def rollout(state, root, pol0, pol1, cache, pile):
                 cache[4 + p] = l11
                 G.apply_action(state, G.KNOCK)
                 continue
-            if pol != POL_EASY:
+            if pol == POL_NORMAL:
                 live = ALL & ~(h | pile | state[G.S_KNOWN + 1 - p])
                 c = _normal_discard(l11, avoid, live, state[G.S_KNOWN + 1 - p])
             else:
@@ -740,7 +734,7 @@ def _heuristic(obs, legal, n, pol):
         if l11 == 0:
             c, _d = _min_dw_discard(h)
             return c
-        if pol != POL_EASY:
+        if pol == POL_NORMAL:
             live = ALL & ~(h | _obs_pile(obs) | _obs_table(obs) | opp_known)
             return _normal_discard(l11, avoid, live, opp_known)
         return _easy_discard(l11, avoid)
@@ -983,14 +977,14 @@ def _evaluate(obs, level, seed, k, legal, n, own_l, out_v, out_c, cards, factors
     if (phase == G.PH_DRAW or phase == G.PH_FIRST_UPCARD) and own_l >= 0:
         base[seat] = own_l
         base[2 + seat] = G.hand_value(own_l)
-    p0 = EXPERT_ROLLOUT
-    p1 = EXPERT_ROLLOUT
+    # expert: easy for both seats; master: easy for itself, normal (its model) for the opponent
+    p0 = POL_EASY
+    p1 = POL_EASY
     if level == MASTER:
-        p0 = MASTER_ROLLOUT_SELF
-        p1 = MASTER_ROLLOUT_OPP
-        if seat == 1:
-            p0 = MASTER_ROLLOUT_OPP
-            p1 = MASTER_ROLLOUT_SELF
+        if seat == 0:
+            p1 = POL_NORMAL
+        else:
+            p0 = POL_NORMAL
     for j in range(n):
         a = legal[j]
         work[:] = det
@@ -1004,14 +998,7 @@ def _evaluate(obs, level, seed, k, legal, n, own_l, out_v, out_c, cards, factors
                 cache[seat] = own_l ^ b
                 cache[2 + seat] = G.hand_value(own_l) - VALUE[a]
         G.apply_action(work, a)
-        r = rollout(work, seat, p0, p1, cache, pl)
-        if UTILITY == 1:
-            r = 1.0 if r > 0 else (-1.0 if r < 0 else 0.0)
-        elif UTILITY == 2:
-            r = min(max(r, -UTILITY_CLIP), UTILITY_CLIP)
-        elif UTILITY == 3:
-            r = r + (UTILITY_CLIP if r > 0 else (-UTILITY_CLIP if r < 0 else 0.0))
-        out_v[j] += r
+        out_v[j] += rollout(work, seat, p0, p1, cache, pl)
         out_c[j] += 1
 
 
@@ -1075,26 +1062,26 @@ def _reveal(a):
 
 @njit(cache=True)
 def pick(obs, values, visits, legal, n, level, seed):
-    """The move a search level plays: the highest mean return (ties: the lower id); master
-    bluffs (module docstring)."""
+    """The move a search level plays from the accumulated statistics: knock whenever the Discard
+    phase allows it; otherwise the highest mean return, a tie going to the normal policy's move
+    (then to the lower id); master bluffs (module docstring)."""
+    if obs[G.O_PHASE] == G.PH_DISCARD and _contains(legal, n, G.KNOCK):
+        return G.KNOCK
     best = -1
     bm = -1e300
     for i in range(n):
         a = legal[i]
         if visits[a] > 0:
             m = values[a] / visits[a]
-            if m > bm:
+            if m > bm + TIE_EPS:
                 bm = m
                 best = a
     if best < 0:
         return legal[0]
-    if VETO_MARGIN > 0.0:
-        rng = np.zeros(1, dtype=np.int64)
-        ah = policy(obs, legal, n, NORMAL, rng)
-        if visits[ah] > 0 and values[ah] / visits[ah] >= bm - VETO_MARGIN:
-            best = ah
-            bm = values[ah] / visits[ah]
-    if level != MASTER or BLUFF_MARGIN <= 0.0:
+    ah = _heuristic(obs, legal, n, POL_NORMAL)
+    if ah != best and visits[ah] > 0 and values[ah] / visits[ah] >= bm - TIE_EPS:
+        best = ah
+    if level != MASTER:
         return best
     # bluff: the best-valued near-best move that reveals less than ``best``
     rb = _reveal(best)
@@ -1135,10 +1122,6 @@ def decide(obs, legal, n, level, iterations, seed, rng):
         return legal[0]
     if level <= NORMAL:
         return policy(obs, legal, n, level, rng)
-    if not (HYBRID_MASK >> obs[G.O_PHASE]) & 1:
-        return policy(obs, legal, n, NORMAL, rng)
-    if HYBRID_NO_DELAY and obs[G.O_PHASE] == G.PH_DISCARD and _contains(legal, n, G.KNOCK):
-        return G.KNOCK
     values = np.zeros(G.NUM_ACTIONS, dtype=np.float64)
     visits = np.zeros(G.NUM_ACTIONS, dtype=np.int64)
     search_serial(obs, level, seed, 0, iterations, values, visits)
