@@ -1,7 +1,7 @@
 """meldmind's master, through the OpenSpiel adapter, against OpenSpiel's own gin bots on
 mirrored deals (every deal played twice, seats swapped).
 
-The number of deal pairs comes from MELDMIND_STRENGTH_PAIRS (default 2, a smoke run); the
+The number of deal pairs comes from MELDMIND_STRENGTH_PAIRS (default 1, a smoke run); the
 README's figures come from `MELDMIND_STRENGTH_PAIRS=200 pytest bench/test_bench_openspiel_strength.py -s`.
 """
 import os
@@ -15,7 +15,7 @@ from meldmind.tournament import elo_difference, wilson_interval
 pyspiel = pytest.importorskip("pyspiel", reason="install the bench extra for OpenSpiel's bots")
 from meldmind.integrations.openspiel import MeldmindBot  # noqa: E402
 
-PAIRS = int(os.environ.get("MELDMIND_STRENGTH_PAIRS", "2"))
+PAIRS = int(os.environ.get("MELDMIND_STRENGTH_PAIRS", "1"))
 ISMCTS_SIMULATIONS = int(os.environ.get("MELDMIND_ISMCTS_SIMULATIONS", "1000"))
 
 
