@@ -39,9 +39,8 @@ Search (levels 3-4, ``search`` + ``pick``): determinized Monte Carlo. Determiniz
 seeded from ``(seed, k)`` alone. On it every legal atomic move (draw stock / take discard; lay
 one meld / lay off one card / discard one card) is applied and the hand is played out to its
 end, every seat (the searching one included, which completes its turn) playing the normal
-heuristic from its own observation of the determinized state: the anticipation of the
-opponents' replies by their modelled policy. All moves of one determinization share the same
-sampled world (common random numbers). The return of a hand for the observing seat is
+heuristic (``EXPERT_ROLLOUT``) from its own observation of the determinized state. All moves of
+one determinization share the same sampled world (common random numbers). The return of a hand for the observing seat is
 ``(gain + WIN_BONUS_POINTS) / target`` for the hand winner and ``-(gain + WIN_BONUS_POINTS) /
 (target (N - 1))`` for the others (``gain`` = the points the winner scores: the sum of the other
 hands), replaced by the game's own returns (+1 / -1/(N-1)) when the hand ends the game: that is
@@ -52,14 +51,21 @@ playout that draws from the empty stock ends the hand and the rules kernel score
 hand value winning, so near the end of the stock the search weighs raw hand values. ``pick``
 plays the best mean; the rollout heuristic's own move gets ``PRIOR_POINTS`` of credit.
 
-Master adds (RULES.md §6) an opponent model: each determinization is drawn by
-sampling-importance-resampling among ``MODEL_CANDIDATES`` ``determinize`` candidates, weighted
-by how well each opponent's sampled hand explains what the observation reveals (a card it took
-openly and still holds suggests it holds a partner of it: ``W_PICKUP_NO_PARTNER`` otherwise;
-every card of the discard pile was thrown or passed over by an opponent, so a sampled hand that
-would meld it or pair with it is less likely: ``W_PASSED_*``); a larger budget
-(``MASTER_ITERATIONS``); and a bluff rule in ``pick`` (see there). Expert's determinizations are
-uniform over the unseen cards.
+Master adds (RULES.md §6):
+
+* an **opponent model**: each determinization is drawn by sampling-importance-resampling among
+  ``MODEL_CANDIDATES`` ``determinize`` candidates, weighted by how well each opponent's sampled
+  hand explains what the observation reveals: a card it took openly and still holds suggests it
+  holds a partner of it (factor ``W_PICKUP_NO_PARTNER`` otherwise); every card of the discard
+  pile was thrown or passed over by an opponent, so a sampled hand that would meld it or pair
+  with it is less likely (``W_PASSED_*``, weaker with 3-4 players, where who threw or passed a
+  card is not known). Expert's determinizations are uniform over the unseen cards.
+* **anticipation**: the opponents' replies are played by the modelled normal policy, and the
+  master's own later turns by ``_holder`` -- normal, except that it keeps its complete melds in
+  hand until it can go out or an opponent is down to ``HOLD_UNTIL`` cards -- which is how its
+  search tends to play (it often judges holding a meld better than laying it), so the playouts
+  do not credit a postponed lay that the master would keep postponing.
+* a larger budget (``MASTER_ITERATIONS``), and a **bluff** rule in ``pick`` (see there).
 
 ``play_game`` plays a whole game with the arena's levels; ``play_hand`` is the same but stops
 after the first hand and writes each seat's score differential for that hand (the winner's
@@ -82,9 +88,9 @@ EXPERT_ROLLOUT = NORMAL         # rollout heuristic of the expert's playouts
 MASTER_ROLLOUT = NORMAL         # master: opponents' replies played by the modelled normal policy
 MODEL_CANDIDATES = 16           # master: determinize() candidates per resampled determinization
 WIN_BONUS_POINTS = 25           # hand return: (gain + this) / target for the hand winner
-PRIOR_POINTS = 1.0              # credit of the rollout heuristic's move in pick
+PRIOR_POINTS = 1.0              # credit of the playout policy's own move in pick (points)
 MASTER_HOLDS = True             # master's playouts model its own turns with _holder
-HOLD_UNTIL = 2
+HOLD_UNTIL = 2                  # _holder lays its melds once an opponent has this few cards
 BLUFF_RATE = 0.75               # master: how often it bluffs when it may
 BLUFF_MARGIN_POINTS = 0.5       # master: moves this close to the best (in points) count as ties
 W_PICKUP_NO_PARTNER = 0.2       # likelihood factors of the opponent model
@@ -717,9 +723,9 @@ def _reveal(a):
 
 @njit(cache=True)
 def pick(obs, values, visits, legal, n, level, seed):
-    """The move a search level plays from the accumulated statistics: the best mean, the rollout
-    heuristic's own move getting ``PRIOR_POINTS`` of credit against the noise of the estimates
-    (ties: the lowest id). Master bluffs: when the best move reveals something (taking the
+    """The move a search level plays from the accumulated statistics: the best mean, the move the
+    playouts' own policy would play for the seat (normal; master: ``_holder``) getting
+    ``PRIOR_POINTS`` of credit against the noise of the estimates (ties: the lowest id). Master bluffs: when the best move reveals something (taking the
     discard) and a move that reveals less is within ``BLUFF_MARGIN_POINTS`` of it, it plays that
     one with probability ``BLUFF_RATE`` (seeded by ``seed``)."""
     if n <= 0:

@@ -770,12 +770,13 @@ def _heuristic(obs, legal, n, pol):
 
 @njit(cache=True)
 def policy(obs, legal, n, level, rng):
-    """Levels 0-2: the move chosen among ``legal[:n]`` (see the module docstring)."""
+    """Levels 0-2: the move chosen among ``legal[:n]`` (see the module docstring). When a host
+    narrows ``legal`` below the rules' moves and the heuristic's move is not in it, the first
+    move of ``legal`` is played."""
     if level == BEGINNER:
         return _beginner(obs, legal, n, rng)
-    if level == EASY:
-        return _heuristic(obs, legal, n, POL_EASY)
-    return _heuristic(obs, legal, n, POL_NORMAL)
+    a = _heuristic(obs, legal, n, POL_EASY if level == EASY else POL_NORMAL)
+    return a if _contains(legal, n, a) else legal[0]
 
 
 # ---- determinizations ----------------------------------------------------------------------------
@@ -1079,7 +1080,8 @@ def pick(obs, values, visits, legal, n, level, seed):
     if best < 0:
         return legal[0]
     ah = _heuristic(obs, legal, n, POL_NORMAL)
-    if ah != best and visits[ah] > 0 and values[ah] / visits[ah] >= bm - TIE_EPS:
+    if (ah != best and _contains(legal, n, ah) and visits[ah] > 0
+            and values[ah] / visits[ah] >= bm - TIE_EPS):
         best = ah
     if level != MASTER:
         return best

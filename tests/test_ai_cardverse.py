@@ -172,21 +172,23 @@ def test_easy_lays_off_and_respects_discard_to_win():
     play(st, "discard 10D")
     play(st, "take discard")        # seat 0 takes 10D
     assert text(heuristic(st, EASY)).startswith("lay off 8H")
-    # with discard_to_win a lay may not empty the hand: 8H 3C, table 5H 6H 7H
-    st = deal(["8H 3C", "5H 6H 7H 2D 3D 4D KS"], stock="QC 10D", discard="AC",
-              discard_to_win=True)
-    play(st, "draw stock")
-    play(st, "discard QC")
-    play(st, "draw stock")
-    play(st, "lay meld 5H 6H 7H")
-    play(st, "discard 10D")
-    play(st, "draw stock")          # seat 0 draws the next card
-    a = heuristic(st, EASY)
-    assert K.illegal_reason(st, a) == 0
-    assert text(a).startswith("lay off 8H")
-    K.apply_action(st, a)
-    # two cards left after the lay-off would be one: lay-off allowed; now 1 card must be discarded
-    assert K.illegal_reason(st, heuristic(st, EASY)) == 0
+    # seat 0 down to 8H takes 9H after seat 1 laid 5H 6H 7H: lays off 8H, then 9H goes out;
+    # with discard_to_win the last lay-off is illegal, so it discards 9H (its last card) instead
+    for dtw, last in ((False, "lay off 9H"), (True, "discard 9H")):
+        st = deal(["8H", "5H 6H 7H 2D 3D 4D KS"], stock="QC 9H", discard="AC",
+                  discard_to_win=dtw)
+        play(st, "draw stock")
+        play(st, "discard QC")
+        play(st, "draw stock")
+        play(st, "lay meld 5H 6H 7H")
+        play(st, "discard 9H")
+        play(st, "take discard")
+        assert text(heuristic(st, EASY)).startswith("lay off 8H")
+        play(st, text(heuristic(st, EASY)))
+        a = heuristic(st, EASY)
+        assert text(a).startswith(last) and K.illegal_reason(st, a) == 0
+        K.apply_action(st, a)
+        assert st[K.S_LAST_WINNER] == 0 and st[K.S_HAND_NO] == 2
 
 
 def test_normal_takes_the_discard_for_a_partial_meld_with_two_live_outs():
@@ -221,6 +223,45 @@ def test_normal_prefers_the_partition_that_keeps_partial_melds():
     play(st, "draw stock")
     assert text(heuristic(st, NORMAL)) == "lay meld JH QH KH"
     assert text(heuristic(st, EASY)) == "lay meld KC KD KH"
+
+
+def test_masters_self_model_holds_melds_until_it_can_go_out():
+    # seat 0 after drawing 2S: 5H 6H 7H | 9C KD 2S 4C; the opponent holds 7 cards: _holder keeps
+    # the run and discards (normal would lay it)
+    st = deal(["5H 6H 7H 9C KD 4C", "3C 3D 4S 8D 8S QD AS"], stock="2S", discard="10C")
+    play(st, "draw stock")
+    legal = legal_of(st)
+    assert text(heuristic(st, NORMAL)) == "lay meld 5H 6H 7H"
+    assert text(AI._holder(obs_of(st), legal, len(legal))) == "discard KD"
+    # with one card outside the melds it lays everything and goes out
+    st = deal(["5H 6H 7H 9C 9D 9S", "3C 3D 4S 8D 8S QD AS"], stock="2S", discard="10C")
+    play(st, "draw stock")
+    legal = legal_of(st)
+    assert AI._category(AI._holder(obs_of(st), legal, len(legal))) == AI.CATEGORY_MELD
+
+
+def test_opponent_model_weights():
+    # seat 0 takes 9H and throws 2D; seat 1 draws 5C and throws it. Seat 0's view of seat 1:
+    # it passed over 2D and threw 5C, so a sample where it holds 5D 5H (a group with 5C) and 2S
+    # (a partner of 2D) weighs less than one with neither
+    st = deal(["2D 3D 8C 9D 9S KD JS", "4H 10H QD QH JD 2S 3S"], stock="5C", discard="9H")
+    play(st, "take discard")
+    play(st, "discard 2D")
+    play(st, "draw stock")
+    play(st, "discard 5C")
+    ob = obs_of(st, 0)
+    assert ob[K.O_KNOWN] == mask("9H") and ob[K.O_KNOWN + 1] == 0
+    sample = K.determinize(ob, 1)
+    sample[K.S_HAND + 1] = mask("5D 5H QD QH JD 2S 3S")
+    other = sample.copy()
+    other[K.S_HAND + 1] = mask("4H 10H QD QH JD 6S 3S")
+    assert AI._model_weight(other, ob) == 1.0
+    assert AI._model_weight(sample, ob) == pytest.approx(AI.W_PASSED_MELD * AI.W_PASSED_PARTNER)
+    # seat 0's own open pickup, seen by seat 1: a sample without a partner of 9H weighs less
+    ob1 = obs_of(st, 1)
+    sample = K.determinize(ob1, 2)
+    sample[K.S_HAND] = mask("9H 2C 4C 6D KC KS QS")        # no 9, no 7H 8H 10H JH
+    assert AI._model_weight(sample, ob1) <= AI.W_PICKUP_NO_PARTNER
 
 
 def test_tie_breaks_prefer_the_higher_rank_then_the_higher_suit():

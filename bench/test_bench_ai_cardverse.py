@@ -1,0 +1,129 @@
+"""CardVerse AI levels: strength ladder and decision timings.
+
+Strength (RULES.md §6): every deal is played twice with the seats swapped (mirrored pairs), two
+players, default options, decided games only, 95% Wilson interval of the stronger level's win
+rate. The heuristic pairs (beginner < easy < normal) play **full games** (to 100; they are
+fast). The search pairs (normal < expert < master) play the **first hand** of a game
+(``play_hand``; the winner is the hand winner): full games last ~15-20 hands between good
+players, too slow for the search levels at their budgets. The number of deal pairs comes from
+``MELDMIND_STRENGTH_PAIRS`` (default 4, a smoke run; the reported table uses 300). Iterations per
+search decision: ``MELDMIND_STRENGTH_EXPERT`` / ``MELDMIND_STRENGTH_MASTER`` (default: the
+levels' default budgets). Each test prints the win rate with its interval, and asserts the ladder
+(lower bound > 50%; expert vs normal >= 60%, master vs expert >= 55%) only from 100 pairs on.
+
+Timings (pytest-benchmark, one thread): a master and an expert decision at the default budget
+on a mid-hand position, and playouts per second (determinizations x moves / time).
+"""
+import math
+import os
+
+import numba
+import numpy as np
+import pytest
+
+from meldmind.games import cardverse as CV
+from meldmind.kernels import ai_cardverse as AI
+from meldmind.kernels import cardverse as K
+from meldmind.kernels.levels import BEGINNER, EASY, EXPERT, MASTER, NAMES, NORMAL
+
+PAIRS = int(os.environ.get("MELDMIND_STRENGTH_PAIRS", "4"))
+ITERATIONS = {
+    EXPERT: int(os.environ.get("MELDMIND_STRENGTH_EXPERT", AI.default_iterations(EXPERT))),
+    MASTER: int(os.environ.get("MELDMIND_STRENGTH_MASTER", AI.default_iterations(MASTER))),
+}
+ASSERT_FROM = 100
+
+
+def wilson(wins, n, z=1.96):
+    if n == 0:
+        return 0.0, 0.0, 1.0
+    p = wins / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return p, c - h, c + h
+
+
+def mirrored(low, high, pairs, full_games, seed0=1_000):
+    params = CV.make_params({})
+    seeds = np.repeat(np.arange(seed0, seed0 + pairs, dtype=np.int64), 2)
+    levels = np.empty((2 * pairs, 2), np.int64)
+    its = np.empty((2 * pairs, 2), np.int64)
+    levels[0::2] = (high, low)
+    levels[1::2] = (low, high)
+    i_low, i_high = ITERATIONS.get(low, 0), ITERATIONS.get(high, 0)
+    its[0::2] = (i_high, i_low)
+    its[1::2] = (i_low, i_high)
+    out = np.zeros((2 * pairs, 4))
+    AI.play_games(params, seeds, levels, its, 99, not full_games, out)
+    high_result = np.concatenate([out[0::2, 0], out[1::2, 1]])
+    wins = int((high_result > 0).sum())
+    decided = wins + int((high_result < 0).sum())
+    p, lo, hi = wilson(wins, decided)
+    what = "games" if full_games else "first hands"
+    print(f"\n{NAMES[high]}({i_high}) vs {NAMES[low]}({i_low}): {p:.3f} "
+          f"[{lo:.3f}, {hi:.3f}] over {decided} decided {what} ({pairs} deal pairs)"
+          + ("" if full_games else f", {high_result.mean():+.2f} points per hand"))
+    return p, lo, decided
+
+
+@pytest.mark.parametrize("low, high, minimum, full_games", [
+    (BEGINNER, EASY, 0.5, True), (EASY, NORMAL, 0.5, True),
+    (NORMAL, EXPERT, 0.6, False), (EXPERT, MASTER, 0.55, False)])
+def test_strength_ladder(low, high, minimum, full_games):
+    p, lo, decided = mirrored(low, high, PAIRS, full_games)
+    assert decided > 0
+    if PAIRS >= ASSERT_FROM:
+        assert lo > 0.5 and p >= minimum
+
+
+# ---------------------------------------------------------------------------------------------
+# Timings
+# ---------------------------------------------------------------------------------------------
+
+def mid_hand_position():
+    """A PLAY decision a few turns into a hand (normal vs normal), with several legal moves."""
+    st = K.new_state(CV.make_params({}), 77)
+    step = 0
+    while True:
+        K.apply_action(st, AI.decide(st, NORMAL, 0, step))
+        step += 1
+        buf = np.empty(K.NUM_ACTIONS, np.int64)
+        if step >= 8 and st[K.S_PHASE] == K.PHASE_PLAY and K.legal_actions(st, buf) >= 7:
+            break
+    ob = np.empty(K.OBS_SIZE, np.int64)
+    K.observe(st, K.current_player(st), ob)
+    return ob
+
+
+@pytest.fixture
+def one_thread():
+    old = numba.get_num_threads()
+    numba.set_num_threads(1)
+    yield
+    numba.set_num_threads(old)
+
+
+@pytest.mark.benchmark(group="cardverse-ai-decision")
+@pytest.mark.parametrize("level", (EXPERT, MASTER))
+def test_decision_time_default_budget(benchmark, one_thread, level):
+    ob = mid_hand_position()
+    its = AI.default_iterations(level)
+    AI.choose(ob, level, 2, 1, True)        # compile or load from cache
+    move = benchmark(AI.choose, ob, level, its, 3, True)
+    assert move >= 0
+
+
+@pytest.mark.benchmark(group="cardverse-ai-playouts")
+def test_playouts_per_second(benchmark, one_thread):
+    """Playouts of the master's search (each: one move applied, then the hand played out with
+    the normal heuristic for every seat). Playouts/s = DETS x moves / the benchmark's time."""
+    ob = mid_hand_position()
+    dets = 200
+    buf = np.empty(K.NUM_ACTIONS, np.int64)
+    moves = K.legal_actions(K.determinize(ob, 0), buf)
+    values = np.zeros(K.NUM_ACTIONS)
+    visits = np.zeros(K.NUM_ACTIONS, np.int64)
+    AI.search(ob, MASTER, 1, 0, 2, values, visits)
+    benchmark(AI.search, ob, MASTER, 1, 0, dets, values, visits)
+    benchmark.extra_info["playouts"] = dets * moves

@@ -1,0 +1,499 @@
+"""Gin Rummy AI levels (``kernels/ai_gin.py``, docs/ai-contract.md): legal moves at every phase,
+decisions that ignore the cards a seat cannot see, reproducibility and thread independence of
+the search, short games, the heuristics' stories and the numba hygiene of the kernels.
+
+Hands are written as card lists (``parse_cards`` notation)."""
+import io
+import random
+
+import numba
+import numpy as np
+import pytest
+
+from meldmind import parse_cards
+from meldmind.games import gin
+from meldmind.kernels import ai_gin as A
+from meldmind.kernels import levels as L
+
+K = gin.KERNEL
+PARAMS = gin.make_params({})
+LEVELS = (L.BEGINNER, L.EASY, L.NORMAL, L.EXPERT, L.MASTER)
+SEARCH_ITERATIONS = 8
+PHASES = (K.PH_FIRST_UPCARD, K.PH_DRAW, K.PH_DISCARD, K.PH_KNOCK, K.PH_LAYOFF, K.PH_WALL)
+
+
+# ---- helpers ------------------------------------------------------------------------------------
+def mask(cards):
+    return sum(1 << c for c in parse_cards("gin", cards))
+
+
+def card(text):
+    return parse_cards("gin", [text])[0]
+
+
+def observation(state, seat=None):
+    obs = np.zeros(K.OBS_SIZE, np.int64)
+    K.observe(state, K.current_player(state) if seat is None else seat, obs)
+    return obs
+
+
+def legal_of(state):
+    buf = np.empty(K.NUM_ACTIONS, np.int64)
+    return buf[:K.legal_actions(state, buf)].copy()
+
+
+def choose(obs, level, seed=11, iterations=SEARCH_ITERATIONS):
+    """One decision of ``level`` from an observation, as ``play_game`` makes it."""
+    legal = np.empty(K.NUM_ACTIONS, np.int64)
+    n = A.legal_from_obs(obs, legal)
+    rng = np.zeros(1, np.int64)
+    A.seed_slot(rng, 0, np.int64(seed))
+    return int(A.decide(obs, legal, n, level, iterations, np.int64(seed), rng))
+
+
+def random_positions(count_per_phase, seed=0):
+    """States at every phase, from games of mixed levels (beginner games reach the Wall,
+    easy and normal games knock)."""
+    rng = random.Random(seed)
+    found = {ph: [] for ph in PHASES}
+    buf = np.empty(K.NUM_ACTIONS, np.int64)
+    pol_rng = np.zeros(1, np.int64)
+    games = 0
+    while min(len(v) for v in found.values()) < count_per_phase and games < 5000:
+        games += 1
+        state = K.new_state(PARAMS, np.int64(rng.randrange(1 << 40)))
+        levels = (rng.choice((0, 0, 1, 2)), rng.choice((0, 1, 2)))
+        while not K.is_terminal(state):
+            ph = int(state[K.S_PHASE])
+            n = K.legal_actions(state, buf)
+            if len(found[ph]) < count_per_phase and (n > 1 or rng.random() < 0.2):
+                found[ph].append(state.copy())
+            obs = observation(state)
+            pol_rng[0] = rng.randrange(1 << 62)
+            K.apply_action(state, A.policy(obs, buf, n, levels[int(state[K.S_CURRENT])], pol_rng))
+    return found
+
+
+@pytest.fixture(scope="module")
+def positions():
+    return random_positions(60)
+
+
+def resampled_worlds(state, seat, count, seed):
+    """Full states with the observation of ``seat`` unchanged: the opponent's hidden cards and
+    the stock are dealt again (hidden cards swapped between them, stock order shuffled)."""
+    rng = random.Random(seed)
+    opp = 1 - seat
+    known = int(state[K.S_KNOWN + opp])
+    hidden = [c for c in range(52) if (int(state[K.S_HAND + opp]) >> c) & 1 and not (known >> c) & 1]
+    size = int(state[K.S_STOCK_SIZE])
+    stock = [int(x) for x in state[K.S_STOCK:K.S_STOCK + size]]
+    worlds = []
+    for _ in range(count):
+        pool = hidden + stock
+        rng.shuffle(pool)
+        world = state.copy()
+        world[K.S_HAND + opp] = known | sum(1 << c for c in pool[:len(hidden)])
+        world[K.S_STOCK:K.S_STOCK + size] = pool[len(hidden):]
+        world[K.S_RNG] = rng.randrange(1 << 62)
+        worlds.append(world)
+    return worlds
+
+
+# ---- legality -------------------------------------------------------------------------------------
+def test_every_phase_is_reached(positions):
+    for ph in PHASES:
+        assert len(positions[ph]) >= 60, ph
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_every_level_plays_legal_moves_at_every_phase(positions, level):
+    checked = 0
+    for ph in PHASES:
+        for i, state in enumerate(positions[ph]):
+            obs = observation(state)
+            a = choose(obs, level, seed=i)
+            assert K.illegal_reason(state, a) == 0, (ph, a)
+            assert a in legal_of(state)
+            checked += 1
+    assert checked >= 300
+
+
+def test_legal_moves_come_from_the_observation_alone(positions):
+    out = np.empty(K.NUM_ACTIONS, np.int64)
+    for ph in PHASES:
+        for state in positions[ph]:
+            n = A.legal_from_obs(observation(state), out)
+            assert out[:n].tolist() == legal_of(state).tolist()
+            other = observation(state, 1 - K.current_player(state))
+            assert A.legal_from_obs(other, out) == 0
+
+
+def test_narrowed_legal_lists_are_respected(positions):
+    rng = np.zeros(1, np.int64)
+    for state in positions[K.PH_DRAW][:20]:
+        obs = observation(state)
+        only = np.array([K.DRAW_STOCK], np.int64)
+        for level in (L.EASY, L.NORMAL):
+            assert A.policy(obs, only, 1, level, rng) == K.DRAW_STOCK
+        values = np.zeros(K.NUM_ACTIONS)
+        visits = np.zeros(K.NUM_ACTIONS, np.int64)
+        A.search(obs, L.MASTER, np.int64(2), 0, 8, values, visits)
+        assert A.pick(obs, values, visits, only, 1, L.MASTER, np.int64(2)) == K.DRAW_STOCK
+
+
+# ---- information hygiene --------------------------------------------------------------------------
+@pytest.mark.parametrize("level", LEVELS)
+def test_choice_ignores_the_cards_the_seat_cannot_see(positions, level):
+    """Resample what the seat to move cannot see (the opponent's hidden cards and the stock):
+    the observation is identical and so is the chosen move (fixed seed and budget)."""
+    tried = 0
+    for ph in (K.PH_FIRST_UPCARD, K.PH_DRAW, K.PH_DISCARD, K.PH_KNOCK, K.PH_LAYOFF, K.PH_WALL):
+        for i, state in enumerate(positions[ph][:8]):
+            seat = K.current_player(state)
+            obs = observation(state)
+            expected = choose(obs, level, seed=100 + i)
+            for world in resampled_worlds(state, seat, 3, seed=i):
+                if ph != K.PH_LAYOFF:
+                    assert not np.array_equal(world, state) or int(state[K.S_STOCK_SIZE]) == 0
+                world_obs = observation(world, seat)
+                assert np.array_equal(world_obs, obs)
+                assert choose(world_obs, level, seed=100 + i) == expected
+                tried += 1
+    assert tried >= 100
+
+
+def test_determinizations_are_consistent_with_the_observation(positions):
+    """``gin.determinize`` followed by the replayed opponent turns keeps the observation."""
+    for ph in (K.PH_DRAW, K.PH_DISCARD, K.PH_WALL):
+        for i, state in enumerate(positions[ph][:30]):
+            seat = K.current_player(state)
+            obs = observation(state)
+            for k in range(3):
+                for level in (L.EXPERT, L.MASTER):
+                    cards = np.empty(K.MAX_DISCARDS + 2, np.int64)
+                    factors = np.empty(K.MAX_DISCARDS + 2)
+                    n_ev = A._evidence(obs, cards, factors)
+                    world = A._determinization(obs, level, A.mix(i, k), cards, factors, n_ev)
+                    assert np.array_equal(observation(world, seat), obs)
+                    size = int(world[K.S_STOCK_SIZE])
+                    stock = sum(1 << int(c) for c in world[K.S_STOCK:K.S_STOCK + size])
+                    assert bin(stock).count("1") == size
+                    assert stock & int(world[K.S_HAND]) == 0 and stock & int(world[K.S_HAND + 1]) == 0
+                    assert stock | (int(world[K.S_HAND + 1 - seat]) & ~int(obs[K.O_KNOWN + 1 - seat])) \
+                        == K.unseen_cards(obs)
+
+
+def test_replayed_opponent_respects_the_no_knock_floor():
+    state = K.new_state(PARAMS, np.int64(3))
+    for a in (K.PASS, K.PASS, K.DRAW_STOCK):
+        K.apply_action(state, a)
+    world = state.copy()
+    opp = 1
+    A.improve_opponent(world, opp, np.int64(0), 40, 10)
+    assert A._dw(int(world[K.S_HAND + opp])) > 10
+    assert bin(int(world[K.S_HAND + opp])).count("1") == 10
+
+
+# ---- reproducibility and threads -------------------------------------------------------------------
+@pytest.mark.parametrize("level", (L.EXPERT, L.MASTER))
+def test_search_is_independent_of_threads_and_of_splitting(positions, level):
+    original = numba.get_num_threads()
+    try:
+        for ph in (K.PH_DRAW, K.PH_DISCARD):
+            for i, state in enumerate(positions[ph][:6]):
+                obs = observation(state)
+                results = []
+                for threads, splits in ((1, (0, 40)), (2, (0, 40)), (2, (0, 7, 19, 40)),
+                                        (1, (0, 1, 2, 30, 40))):
+                    numba.set_num_threads(min(threads, original))
+                    values = np.zeros(K.NUM_ACTIONS)
+                    visits = np.zeros(K.NUM_ACTIONS, np.int64)
+                    for a, b in zip(splits, splits[1:]):
+                        A.search(obs, level, np.int64(i), a, b - a, values, visits)
+                    results.append((values, visits))
+                serial_v = np.zeros(K.NUM_ACTIONS)
+                serial_c = np.zeros(K.NUM_ACTIONS, np.int64)
+                A.search_serial(obs, level, np.int64(i), 0, 40, serial_v, serial_c)
+                results.append((serial_v, serial_c))
+                for values, visits in results[1:]:
+                    assert np.array_equal(values, results[0][0])
+                    assert np.array_equal(visits, results[0][1])
+                legal = legal_of(state)
+                assert all(results[0][1][a] == 40 for a in legal)
+                assert results[0][1].sum() == 40 * len(legal)
+    finally:
+        numba.set_num_threads(original)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_same_seed_and_budget_same_move(positions, level):
+    for state in positions[K.PH_DISCARD][:10] + positions[K.PH_DRAW][:10]:
+        obs = observation(state)
+        assert choose(obs, level, seed=5) == choose(obs, level, seed=5)
+
+
+def test_default_budgets():
+    assert A.default_iterations(L.EXPERT) == A.EXPERT_ITERATIONS > 0
+    assert A.default_iterations(L.MASTER) == A.MASTER_ITERATIONS > A.EXPERT_ITERATIONS
+    for level in (L.BEGINNER, L.EASY, L.NORMAL):
+        assert A.default_iterations(level) == 0
+
+
+# ---- games ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("pair", [(0, 0), (1, 0), (2, 1), (3, 2), (4, 3), (4, 4), (0, 4)])
+def test_play_game_smoke(pair):
+    out = np.zeros(2)
+    for deal in range(3):
+        moves = A.play_game(PARAMS, np.int64(deal), np.array(pair, np.int64),
+                            np.array([6, 6], np.int64), np.int64(deal + 9), out)
+        assert moves > 0
+        assert out.sum() == 0
+        again = np.zeros(2)
+        assert A.play_game(PARAMS, np.int64(deal), np.array(pair, np.int64),
+                           np.array([6, 6], np.int64), np.int64(deal + 9), again) == moves
+        assert np.array_equal(out, again)
+
+
+def test_parallel_games_match_single_games():
+    seeds = np.arange(6, dtype=np.int64) + 40
+    levels = np.array([L.NORMAL, L.EXPERT], np.int64)
+    iters = np.array([0, 6], np.int64)
+    out = np.zeros((6, 2))
+    total = A.play_games(PARAMS, seeds, levels, iters, np.int64(3), out)
+    moves = 0
+    for i, s in enumerate(seeds):
+        r = np.zeros(2)
+        moves += A.play_game(PARAMS, s, levels, iters, A.mix(3, i), r)
+        assert np.array_equal(r, out[i])
+    assert total == moves
+    assert np.all(out.sum(axis=1) == 0)
+
+
+def test_mirrored_pairs_swap_seats():
+    seeds = np.array([7, 8, 9], np.int64)
+    out = np.zeros((3, 2))
+    A.play_mirrored(PARAMS, seeds, L.EASY, L.BEGINNER, 0, 0, np.int64(1), out)
+    for i, s in enumerate(seeds):
+        for j in range(2):
+            r = np.zeros(2)
+            levels = np.array([L.EASY, L.BEGINNER] if j == 0 else [L.BEGINNER, L.EASY], np.int64)
+            A.play_game(PARAMS, s, levels, np.zeros(2, np.int64), A.mix(1, 2 * i + j), r)
+            assert out[i, j] == r[j]
+
+
+def test_rollout_plays_the_policies_of_the_kernel():
+    """The fast in-kernel playout reaches the same end as the easy and normal policies played
+    move by move through the kernel (ties between equal partitions aside)."""
+    rng = np.zeros(1, np.int64)
+    buf = np.empty(K.NUM_ACTIONS, np.int64)
+    same = total = 0
+    for seed in range(150):
+        state = K.new_state(PARAMS, np.int64(seed))
+        for _ in range(seed % 17):
+            if K.is_terminal(state):
+                break
+            n = K.legal_actions(state, buf)
+            K.apply_action(state, A.policy(observation(state), buf, n, L.EASY, rng))
+        if K.is_terminal(state):
+            continue
+        for pol, level in ((A.POL_EASY, L.EASY), (A.POL_NORMAL, L.NORMAL)):
+            played = state.copy()
+            while not K.is_terminal(played):
+                n = K.legal_actions(played, buf)
+                K.apply_action(played, A.policy(observation(played), buf, n, level, rng))
+            r = np.zeros(2)
+            K.returns(played, r)
+            fast = state.copy()
+            cache = np.full(6, -1, np.int64)
+            value = A.rollout(fast, 0, pol, pol, cache, A._pile_mask(fast))
+            same += value == r[0]
+            total += 1
+    assert same >= 0.97 * total
+
+
+def test_flat_discard_benchmark_plays_a_legal_discard(positions):
+    state = positions[K.PH_DISCARD][0]
+    a = A.flat_discard_benchmark(observation(state), 32, np.int64(1))
+    assert a in legal_of(state)
+
+
+# ---- heuristics: short stories --------------------------------------------------------------------------
+def discard_obs(hand, opp_known=(), pile=(), prev_upcard=None):
+    """A Discard-phase observation of seat 0 holding ``hand`` (11 cards)."""
+    obs = np.zeros(K.OBS_SIZE, np.int64)
+    obs[K.O_SEAT] = 0
+    obs[K.O_PHASE] = K.PH_DISCARD
+    obs[K.O_CURRENT] = 0
+    obs[K.O_KNOCK_CARD:K.O_UNDERCUT_BONUS + 1] = PARAMS
+    obs[K.O_HAND] = mask(hand)
+    obs[K.O_HAND_SIZES] = 11
+    obs[K.O_HAND_SIZES + 1] = 10
+    obs[K.O_KNOWN + 1] = mask(opp_known)
+    obs[K.O_UPCARD] = -1
+    obs[K.O_PREV_UPCARD] = card(prev_upcard) if prev_upcard else -1
+    obs[K.O_KNOCKER] = -1
+    obs[K.O_DEADWOOD:K.O_DEADWOOD + 2] = -1
+    obs[K.O_STOCK_SIZE] = 31 - 1 - len(pile) // 2
+    obs[K.O_DISCARD_COUNT] = len(pile)
+    for i, c in enumerate(pile):
+        obs[K.O_DISCARDS + i] = card(c)
+    return obs
+
+
+def draw_obs(hand, upcard, opp_known=()):
+    """A Draw-phase observation of seat 0 holding ``hand`` (10 cards) facing ``upcard``."""
+    obs = discard_obs(hand, opp_known)
+    obs[K.O_PHASE] = K.PH_DRAW
+    obs[K.O_HAND_SIZES] = 10
+    obs[K.O_UPCARD] = card(upcard)
+    return obs
+
+
+def play(obs, level):
+    legal = np.empty(K.NUM_ACTIONS, np.int64)
+    n = A.legal_from_obs(obs, legal)
+    return int(A.policy(obs, legal, n, level, np.zeros(1, np.int64)))
+
+
+def test_easy_discards_the_highest_deadwood_card():
+    #  C: A 2 3 . . . . . . . . . K     D: . . . . 5 6 7 . . . . . .
+    #  H: . . . . . . . . 9 . . Q .     S: 2 (and 9C)
+    hand = ["AC", "2C", "3C", "KC", "5D", "6D", "7D", "9H", "QH", "2S", "9C"]
+    assert play(discard_obs(hand), L.EASY) == card("KC")
+
+
+def test_normal_keeps_a_partial_meld_and_avoids_feeding():
+    hand = ["AC", "2C", "3C", "KC", "5D", "6D", "7D", "9H", "QH", "2S", "9C"]
+    # deadwood KC QH 9H 9C 2S; 9H-9C is a live pair. Scores 2 * value - 16 * partial - 12 * feed:
+    # KC 20, QH 20, 9H 2, 9C 2, 2S 4: KC by key
+    assert play(discard_obs(hand), L.NORMAL) == card("KC")
+    # the opponent took JH and KH: QH would complete its run (feed 2: -4), KC has its rank (8)
+    assert play(discard_obs(hand, opp_known=["JH", "KH"]), L.NORMAL) == card("KC")
+    hand2 = ["AC", "2C", "3C", "QC", "5D", "6D", "7D", "9H", "QH", "2S", "9C"]
+    # QC-QH is a live pair: QC 4, QH 4 - 24 (feeds JH KH), 9H 2 - 12, 9C 2, 2S 4: QC by key
+    assert play(discard_obs(hand2, opp_known=["JH", "KH"]), L.NORMAL) == card("QC")
+    # QD and QS dead: no partial meld; easy throws the top card QH, normal keeps it from the
+    # opponent and throws QC
+    assert play(discard_obs(hand2, opp_known=["JH", "KH"], pile=["QD", "QS"]), L.NORMAL) == card("QC")
+    assert play(discard_obs(hand2, pile=["QD", "QS"]), L.EASY) == card("QH")
+
+
+def test_upcard_rules():
+    hand = ["AC", "2C", "3C", "KC", "5D", "6D", "7D", "9H", "QH", "2S"]
+    # 4C extends the run: both take it
+    assert play(draw_obs(hand, "4C"), L.EASY) == K.DRAW_UPCARD
+    assert play(draw_obs(hand, "4C"), L.NORMAL) == K.DRAW_UPCARD
+    # AH melds nothing: easy swaps it for KC (a swap-down), normal draws from the stock
+    assert play(draw_obs(hand, "AH"), L.EASY) == K.DRAW_UPCARD
+    assert play(draw_obs(hand, "AH"), L.NORMAL) == K.DRAW_STOCK
+    # JS melds nothing and is worth as much as the top deadwood card: both draw from the stock
+    assert play(draw_obs(hand, "JS"), L.EASY) == K.DRAW_STOCK
+
+
+def test_knock_rules():
+    # deadwood after discarding KC: 2S + 3H = 5: knock is legal
+    hand = ["AC", "2C", "3C", "KC", "5D", "6D", "7D", "9H", "10H", "JH", "2S"]
+    obs = discard_obs(hand)
+    assert play(obs, L.EASY) == K.KNOCK
+    # normal plays on for gin at deadwood 2 with a large stock, knocks when it runs low
+    assert play(obs, L.NORMAL) == card("KC")
+    obs[K.O_STOCK_SIZE] = A.GIN_HOLD_STOCK - 1
+    assert play(obs, L.NORMAL) == K.KNOCK
+    # search levels knock as soon as they may
+    values = np.zeros(K.NUM_ACTIONS)
+    visits = np.zeros(K.NUM_ACTIONS, np.int64)
+    obs[K.O_STOCK_SIZE] = 25
+    legal = np.empty(K.NUM_ACTIONS, np.int64)
+    n = A.legal_from_obs(obs, legal)
+    A.search(obs, L.EXPERT, np.int64(1), 0, 16, values, visits)
+    assert A.pick(obs, values, visits, legal, n, L.EXPERT, np.int64(1)) == K.KNOCK
+
+
+def test_master_bluff_prefers_the_stock_when_nearly_as_good():
+    obs = draw_obs(["AC", "2C", "3C", "KC", "5D", "6D", "7D", "9H", "QH", "2S"], "4C")
+    legal = np.array([K.DRAW_UPCARD, K.DRAW_STOCK], np.int64)
+    values = np.zeros(K.NUM_ACTIONS)
+    visits = np.zeros(K.NUM_ACTIONS, np.int64)
+    visits[legal] = 100
+    values[K.DRAW_UPCARD] = 100 * 5.0
+    values[K.DRAW_STOCK] = 100 * (5.0 - A.BLUFF_MARGIN / 2)
+    picks = [A.pick(obs, values, visits, legal, 2, L.MASTER, np.int64(s)) for s in range(400)]
+    share = picks.count(K.DRAW_STOCK) / len(picks)
+    assert abs(share - A.BLUFF_PROB) < 0.08
+    assert all(A.pick(obs, values, visits, legal, 2, L.EXPERT, np.int64(s)) == K.DRAW_UPCARD
+               for s in range(20))
+    values[K.DRAW_STOCK] = 100 * (5.0 - 2 * A.BLUFF_MARGIN)
+    assert all(A.pick(obs, values, visits, legal, 2, L.MASTER, np.int64(s)) == K.DRAW_UPCARD
+               for s in range(50))
+
+
+def test_beginner_picks_a_category_first():
+    """In the Knock phase the knocker may pass or lay one of six melds: a beginner passes about
+    half of the time."""
+    state = K.new_state(PARAMS, np.int64(0))
+    state[K.S_HAND] = mask(["AC", "2C", "3C", "AD", "AH", "AS"])   # melds left to lay
+    state[K.S_PHASE] = K.PH_KNOCK
+    state[K.S_CURRENT] = 0
+    state[K.S_KNOCKER] = 0
+    legal = legal_of(state)
+    assert K.PASS in legal and len(legal) >= 4
+    obs = observation(state)
+    rng = np.zeros(1, np.int64)
+    A.seed_slot(rng, 0, np.int64(4))
+    picks = [A.policy(obs, legal, len(legal), L.BEGINNER, rng) for _ in range(2000)]
+    assert abs(picks.count(K.PASS) / 2000 - 0.5) < 0.05
+
+
+def test_partial_melds_and_feed_risk():
+    live = A.ALL
+    assert A.partial_cards(mask(["9H", "9C"]), live) == mask(["9H", "9C"])
+    assert A.partial_cards(mask(["9H", "9C"]), live & ~mask(["9D", "9S"])) == 0
+    assert A.partial_cards(mask(["5D", "6D"]), live) == mask(["5D", "6D"])
+    assert A.partial_cards(mask(["5D", "7D"]), live) == mask(["5D", "7D"])
+    assert A.partial_cards(mask(["5D", "7D"]), live & ~mask(["6D"])) == 0
+    assert A.partial_cards(mask(["KC", "AD"]), live) == 0        # no wrap between suits
+    assert A.partial_cards(mask(["KC", "5D"]), live) == 0
+    known = mask(["JH", "KH"])
+    assert A.feed_risk(card("QH"), known) == 2
+    assert A.feed_risk(card("KC"), known) == 1      # the rank of KH
+    assert A.feed_risk(card("9H"), known) == 1      # two below JH
+    assert A.feed_risk(card("QC"), known) == 0
+    assert A.feed_risk(card("8H"), known) == 0
+
+
+def test_one_meld_decomposes_melded_masks():
+    rng = random.Random(1)
+    for _ in range(3000):
+        hand = sum(1 << c for c in rng.sample(range(52), rng.choice((10, 11))))
+        melded = hand & ~A._left(hand)
+        rest = melded
+        while rest:
+            mid = A.one_meld(rest)
+            m = int(A.MELD_MASK[mid])
+            assert rest & m == m
+            rest ^= m
+            assert A._dw(rest) == 0
+
+
+# ---- numba hygiene -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["policy", "search", "search_serial", "pick", "rollout", "play_game",
+                                  "decide", "improve_opponent"])
+def test_kernels_have_no_python_objects(positions, name):
+    state = positions[K.PH_DISCARD][0]
+    obs = observation(state)
+    legal = np.empty(K.NUM_ACTIONS, np.int64)
+    n = A.legal_from_obs(obs, legal)
+    values = np.zeros(K.NUM_ACTIONS)
+    visits = np.zeros(K.NUM_ACTIONS, np.int64)
+    A.search(obs, L.EXPERT, np.int64(1), 0, 2, values, visits)   # every signature compiled
+    A.search_serial(obs, L.EXPERT, np.int64(1), 0, 2, values, visits)
+    A.pick(obs, values, visits, legal, n, L.EXPERT, np.int64(1))
+    choose(obs, L.MASTER)
+    A.play_game(PARAMS, np.int64(1), np.array([L.EXPERT, L.NORMAL], np.int64),
+                np.array([2, 2], np.int64), np.int64(1), np.zeros(2))
+    fn = getattr(A, name)
+    assert fn.signatures
+    buf = io.StringIO()
+    fn.inspect_types(file=buf)
+    assert "pyobject" not in buf.getvalue()
