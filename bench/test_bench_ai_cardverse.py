@@ -107,11 +107,55 @@ def one_thread():
 @pytest.mark.benchmark(group="cardverse-ai-decision")
 @pytest.mark.parametrize("level", (EXPERT, MASTER))
 def test_decision_time_default_budget(benchmark, one_thread, level):
+    """One early PLAY decision with many moves: a hard case (long playouts)."""
     ob = mid_hand_position()
     its = AI.default_iterations(level)
     AI.choose(ob, level, 2, 1, True)        # compile or load from cache
     move = benchmark(AI.choose, ob, level, its, 3, True)
     assert move >= 0
+
+
+def master_positions(hands=6):
+    """Every master decision of the first hands of master-vs-expert games (cheap budgets)."""
+    params = CV.make_params({})
+    out = []
+    for g in range(hands):
+        st = K.new_state(params, 300 + g)
+        levels = (MASTER, EXPERT) if g % 2 == 0 else (EXPERT, MASTER)
+        step = 0
+        while st[K.S_HAND_NO] == 1 and not K.is_terminal(st):
+            p = K.current_player(st)
+            if levels[p] == MASTER:
+                ob = np.empty(K.OBS_SIZE, np.int64)
+                K.observe(st, p, ob)
+                out.append(ob)
+            K.apply_action(st, AI.decide(st, levels[p], 50, step))
+            step += 1
+    return out
+
+
+@pytest.mark.benchmark(group="cardverse-ai-decision")
+@pytest.mark.parametrize("level", (EXPERT, MASTER))
+def test_decision_time_over_real_decisions(benchmark, one_thread, level):
+    """Every decision the master faces in a few first hands, at the level's default budget:
+    the per-decision median and 90th percentile are printed and stored in extra_info (the
+    benchmark's own time is the whole set)."""
+    import time
+    positions = master_positions()
+    its = AI.default_iterations(level)
+    AI.choose(positions[0], level, 2, 1, True)
+    times = []
+    for ob in positions:
+        t = time.perf_counter()
+        AI.choose(ob, level, its, 5, True)
+        times.append(time.perf_counter() - t)
+    ms = np.array(times) * 1e3
+    benchmark.extra_info.update(decisions=len(ms), median_ms=float(np.median(ms)),
+                                p90_ms=float(np.percentile(ms, 90)))
+    print(f"\n{NAMES[level]}({its}) over {len(ms)} decisions: median {np.median(ms):.1f} ms, "
+          f"mean {ms.mean():.1f} ms, p90 {np.percentile(ms, 90):.1f} ms")
+    benchmark.pedantic(lambda: [AI.choose(ob, level, its, 5, True) for ob in positions[:20]],
+                       rounds=1, iterations=1)
 
 
 @pytest.mark.benchmark(group="cardverse-ai-playouts")
@@ -127,3 +171,6 @@ def test_playouts_per_second(benchmark, one_thread):
     AI.search(ob, MASTER, 1, 0, 2, values, visits)
     benchmark(AI.search, ob, MASTER, 1, 0, dets, values, visits)
     benchmark.extra_info["playouts"] = dets * moves
+    if benchmark.stats:
+        print(f"\n{dets * moves / benchmark.stats.stats.median:,.0f} playouts/s "
+              f"({dets} determinizations x {moves} moves)")

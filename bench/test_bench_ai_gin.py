@@ -7,7 +7,7 @@ Timings (pytest-benchmark):
   median is the median decision; discard decisions alone are in ``..._discard_decision``.
 * ``test_flat_discard_512``: the reference workload, a flat Monte Carlo discard decision over
   512 determinizations with greedy (easy) playouts, every legal move played out once per
-  determinization (12 moves here: 6,144 playouts), on 2 threads (a Rust engine reports
+  determinization (11 discards here: 5,632 playouts), on 2 threads (a Rust engine reports
   25.7 ms single-threaded).
 * ``test_playouts_per_second``: serial expert search on the same position; playouts per second
   in ``extra_info``.
@@ -62,8 +62,8 @@ def _decisions(games=30, seed=300):
 
 
 def _discard_position():
-    """A mid-game discard decision without a legal knock (12 legal moves: 11 discards... the
-    first such position of a fixed normal-vs-normal game)."""
+    """A mid-game discard decision without a legal knock (11 legal discards): the first one
+    with at most 26 stock cards in fixed normal-vs-normal games."""
     for obs, legal in _decisions(games=10, seed=11):
         if obs[K.O_PHASE] == K.PH_DISCARD and K.KNOCK not in legal and obs[K.O_STOCK_SIZE] <= 26:
             return obs, legal
