@@ -15,29 +15,29 @@ class Variant:
     options: Mapping[str, tuple[type, Any, Any]]  # name -> (type, default, allowed check)
 
 
-def _bool(value: Any) -> bool:
+def is_bool(value: Any) -> bool:
     return isinstance(value, bool)
 
 
-def _int_range(lo: int, hi: int):
+def int_range(lo: int, hi: int):
     def check(value: Any) -> bool:
         return isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
     check.__doc__ = f"an integer from {lo} to {hi}"
     return check
 
 
-_bool.__doc__ = "true or false"
+is_bool.__doc__ = "true or false"
 
 VARIANTS: dict[str, Variant] = {
     v.name: v
     for v in (
         Variant("gin", 0, "52", {}),
-        Variant("cardverse", 1, "52", {"ace_high": (bool, False, _bool)}),
+        Variant("cardverse", 1, "52", {"ace_high": (bool, False, is_bool)}),
         Variant("rami", 2, "52+jokers", {
-            "num_players": (int, 2, _int_range(2, 4)),
-            "opening_threshold": (int, None, _int_range(1, 500)),
+            "num_players": (int, 2, int_range(2, 4)),
+            "opening_threshold": (int, None, int_range(1, 500)),
         }),
-        Variant("kirolo", 3, "kirolo", {"max_jokers_per_series": (int, 1, _int_range(1, 2))}),
+        Variant("kirolo", 3, "kirolo", {"max_jokers_per_series": (int, 1, int_range(1, 2))}),
     )
 }
 

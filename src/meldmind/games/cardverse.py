@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..cards import format_card, mask_cards, parse_cards
+from ..variants import is_bool, int_range
 from .fields import OBS_FORMAT, OBS_VERSION, FieldReader
 from ..errors import MeldmindError, OptionError
 from ..kernels import cardverse as KERNEL
@@ -24,26 +25,14 @@ from ..kernels import cardverse as KERNEL
 VARIANT = "cardverse"
 
 
-def _bool(value: Any) -> bool:
-    """true or false"""
-    return isinstance(value, bool)
-
-
-def _int_range(lo: int, hi: int):
-    def check(value: Any) -> bool:
-        return isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
-    check.__doc__ = f"an integer from {lo} to {hi}"
-    return check
-
-
 # option name -> (type, default, check); RULES.md §4.2
 OPTIONS: dict[str, tuple[type, Any, Any]] = {
-    "num_players": (int, 2, _int_range(2, 4)),
-    "discard_to_win": (bool, False, _bool),
-    "ace_high": (bool, False, _bool),
-    "target_score": (int, 100, _int_range(1, 1_000_000)),
-    "no_immediate_rediscard": (bool, True, _bool),
-    "max_turns": (int, 300, _int_range(1, 1_000_000)),
+    "num_players": (int, 2, int_range(2, 4)),
+    "discard_to_win": (bool, False, is_bool),
+    "ace_high": (bool, False, is_bool),
+    "target_score": (int, 100, int_range(1, 1_000_000)),
+    "no_immediate_rediscard": (bool, True, is_bool),
+    "max_turns": (int, 300, int_range(1, 1_000_000)),
 }
 _PARAM_ORDER = ("num_players", "discard_to_win", "ace_high", "target_score",
                 "no_immediate_rediscard", "max_turns")       # the kernel's P_* order
