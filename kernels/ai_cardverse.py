@@ -40,16 +40,18 @@ seeded from ``(seed, k)`` alone. On it every legal atomic move (draw stock / tak
 one meld / lay off one card / discard one card) is applied and the hand is played out to its
 end, every seat (the searching one included, which completes its turn) playing the normal
 heuristic (``EXPERT_ROLLOUT``) from its own observation of the determinized state. All moves of
-one determinization share the same sampled world (common random numbers). The return of a hand for the observing seat is
-``(gain + WIN_BONUS_POINTS) / target`` for the hand winner and ``-(gain + WIN_BONUS_POINTS) /
-(target (N - 1))`` for the others (``gain`` = the points the winner scores: the sum of the other
-hands), replaced by the game's own returns (+1 / -1/(N-1)) when the hand ends the game: that is
-``values / visits``. The bonus makes winning the hand count besides its points. The memory of
-every open pickup and discard is the observation itself (``determinize`` keeps the cards each
-opponent is known to hold and never deals a dead card); the end game needs nothing special: a
-playout that draws from the empty stock ends the hand and the rules kernel scores it, the lowest
-hand value winning, so near the end of the stock the search weighs raw hand values. ``pick``
-plays the best mean; the rollout heuristic's own move gets ``PRIOR_POINTS`` of credit.
+one determinization share the same sampled world (common random numbers). The return of a
+hand for the observing seat is ``(gain + WIN_BONUS_POINTS) / target`` for the hand winner and
+``-(gain + WIN_BONUS_POINTS) / (target (N - 1))`` for the others (``gain`` = the points the
+winner scores: the sum of the other hands), replaced by the game's own returns (+1 / -1/(N-1))
+when the hand ends the game: that is ``values / visits``. ``WIN_BONUS_POINTS`` is 0: a bonus of
+25 won more first hands but, holding cards to win hands, lost more points when losing, and lost
+full games. The memory of every open pickup and discard is the observation itself
+(``determinize`` keeps the cards each opponent is known to hold and never deals a dead card);
+the end game needs nothing special: a playout that draws from the empty stock ends the hand and
+the rules kernel scores it, the lowest hand value winning, so near the end of the stock the
+search weighs raw hand values. ``pick`` plays the best mean; the rollout heuristic's own move
+gets ``PRIOR_POINTS`` of credit.
 
 Master adds (RULES.md §6):
 
@@ -87,7 +89,7 @@ MASTER_ITERATIONS = 1000
 EXPERT_ROLLOUT = NORMAL         # rollout heuristic of the expert's playouts
 MASTER_ROLLOUT = NORMAL         # master: opponents' replies played by the modelled normal policy
 MODEL_CANDIDATES = 16           # master: determinize() candidates per resampled determinization
-WIN_BONUS_POINTS = 25           # hand return: (gain + this) / target for the hand winner
+WIN_BONUS_POINTS = 0            # hand return: (gain + this) / target for the hand winner
 PRIOR_POINTS = 1.0              # credit of the playout policy's own move in pick (points)
 MASTER_HOLDS = True             # master's playouts model its own turns with _holder
 HOLD_UNTIL = 2                  # _holder lays its melds once an opponent has this few cards
@@ -725,9 +727,10 @@ def _reveal(a):
 def pick(obs, values, visits, legal, n, level, seed):
     """The move a search level plays from the accumulated statistics: the best mean, the move the
     playouts' own policy would play for the seat (normal; master: ``_holder``) getting
-    ``PRIOR_POINTS`` of credit against the noise of the estimates (ties: the lowest id). Master bluffs: when the best move reveals something (taking the
-    discard) and a move that reveals less is within ``BLUFF_MARGIN_POINTS`` of it, it plays that
-    one with probability ``BLUFF_RATE`` (seeded by ``seed``)."""
+    ``PRIOR_POINTS`` of credit against the noise of the estimates (ties: the lowest id).
+    Master bluffs: when the best move reveals something (taking the discard) and a move that
+    reveals less is within ``BLUFF_MARGIN_POINTS`` of it, it plays that one with probability
+    ``BLUFF_RATE`` (seeded by ``seed``)."""
     if n <= 0:
         return -1
     rollout = MASTER_ROLLOUT if level >= MASTER else EXPERT_ROLLOUT

@@ -325,7 +325,8 @@ def test_every_level_plays_legal_moves():
 
 def test_policy_returns_minus_one_without_moves():
     st = K.new_state(params(), 1)
-    assert AI.policy(obs_of(st), np.empty(K.NUM_ACTIONS, np.int64), 0, EASY, np.zeros(1, np.int64)) == -1
+    empty = np.empty(K.NUM_ACTIONS, np.int64)
+    assert AI.policy(obs_of(st), empty, 0, EASY, np.zeros(1, np.int64)) == -1
 
 
 def test_beginner_picks_a_category_uniformly():
@@ -401,7 +402,8 @@ def test_choice_unchanged_when_hidden_cards_are_resampled(level):
 # ---------------------------------------------------------------------------------------------
 
 def search_positions():
-    return [st for st in random_positions(40, 5) if K.legal_actions(st, np.empty(K.NUM_ACTIONS, np.int64)) > 2][:12]
+    buf = np.empty(K.NUM_ACTIONS, np.int64)
+    return [st for st in random_positions(40, 5) if K.legal_actions(st, buf) > 2][:12]
 
 
 @pytest.mark.parametrize("level", (EXPERT, MASTER))
@@ -488,7 +490,8 @@ def test_play_game_smoke():
     moves = AI.play_game(params(), 3, np.array([EASY, NORMAL]), np.zeros(2, np.int64), 1, out)
     assert moves > 0 and sorted(out[:2].tolist()) == [-1.0, 1.0]
     out2 = np.zeros(4)
-    assert AI.play_game(params(), 3, np.array([EASY, NORMAL]), np.zeros(2, np.int64), 1, out2) == moves
+    again = AI.play_game(params(), 3, np.array([EASY, NORMAL]), np.zeros(2, np.int64), 1, out2)
+    assert again == moves
     np.testing.assert_array_equal(out, out2)
 
 
