@@ -501,11 +501,17 @@ def _final_return(state, root):
 
 
 @njit(cache=True)
-def _pile_mask(state):
+def _cards_mask(arr, count_slot, first_slot):
+    """Mask of the cards listed in ``arr[first_slot:first_slot + arr[count_slot]]``."""
     m = 0
-    for i in range(state[G.S_DISCARD_COUNT]):
-        m |= _bit(state[G.S_DISCARDS + i])
+    for i in range(arr[count_slot]):
+        m |= _bit(arr[first_slot + i])
     return m
+
+
+@njit(cache=True)
+def _pile_mask(state):
+    return _cards_mask(state, G.S_DISCARD_COUNT, G.S_DISCARDS)
 
 
 @njit(cache=True)
@@ -625,10 +631,7 @@ def rollout(state, root, pol0, pol1, cache, pile):
 # ---- observation helpers -------------------------------------------------------------------------
 @njit(cache=True)
 def _obs_pile(obs):
-    m = 0
-    for i in range(obs[G.O_DISCARD_COUNT]):
-        m |= _bit(obs[G.O_DISCARDS + i])
-    return m
+    return _cards_mask(obs, G.O_DISCARD_COUNT, G.O_DISCARDS)
 
 
 @njit(cache=True)
