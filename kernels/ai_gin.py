@@ -75,23 +75,22 @@ expert (``search`` + ``pick``: determinized Monte Carlo, flat)
       then to the lower id.
 
 master (``search`` + ``pick``, RULES.md §6)
-    1. Perfect memory: everything the observation keeps (the dead discard pile in order, the
-       cards each seat took face up and still holds, first-upcard passes, the upcard history
-       slots). The observation has no per-seat log of discards and declines, so no more
-       history is available to any level.
+    1. Perfect memory: the permitted history of the observation (``O_HISTORY``: every move of
+       both seats, the seat's own stock cards) besides the dead discard pile in order and the
+       cards each seat took face up and still holds. ``_evidence`` reads from it every card
+       the opponent discarded or declined, its last card and the upcard it declined in its
+       last turn.
     2. Opponent model (the opponent is assumed to play normal): each determinization is drawn
        by rejection among up to ``MODEL_TRIES`` expert-style candidates (candidate ``j`` of
        determinization ``k`` seeded from ``mix(mix(seed, k), j)``), candidate kept with
        probability ``w(H)`` of its opponent hand ``H``, else the highest-weight candidate:
        ``w`` multiplies ``EPS_LAST`` if the card the opponent last discarded or declined would
        be melded in the best partition of ``H`` plus it; ``EPS_CHOICE`` if it was a discard and
-       normal's discard from ``H`` plus it is another card; ``EPS_LAST`` again if at our Draw
-       phase the opponent declined our last discard and it would be melded with ``H``;
-       ``f(age) = 1 - (1 - ALPHA) * GAMMA ** age`` for every card of the evidence list (our
-       pending upcard or the upcard we took, then the discard pile newest first; turns
-       alternate, so of the two seats that handled a dead card one discarded it and the other
-       declined it) that makes a meld with ``H``; and ``BETA`` per known card of the opponent in
-       no meld of ``H`` (normal takes an upcard to complete a meld).
+       normal's discard from ``H`` plus it is another card; ``EPS_LAST`` again if the upcard it
+       declined in that turn would be melded with ``H``; ``f(age) = 1 - (1 - ALPHA) * GAMMA **
+       age`` for every card it discarded or declined (age 0 the newest) that makes a meld with
+       ``H``; and ``BETA`` per known card of the opponent in no meld of ``H`` (normal takes an
+       upcard to complete a meld).
     3. Anticipation: in the playouts the opponent plays the normal policy (the model); the
        master's own later moves are easy (greedy), which measured better than normal there.
     4. Bluff (``pick``, after the expert rule): when the best move takes the upcard (which
@@ -826,60 +825,63 @@ def improve_opponent(st, opp, known, turns, floor):
 
 
 # ---- master's opponent model ---------------------------------------------------------------------
-@njit(cache=True)
-def _evidence(obs, cards, factors):
-    """Cards the opponent discarded or declined, newest first, with the weight ``f(age)`` of a
-    hand melding with them; returns how many."""
-    seat = obs[G.O_SEAT]
-    n = 0
-    phase = obs[G.O_PHASE]
-    if obs[G.O_CURRENT] == seat:
-        if phase == G.PH_FIRST_UPCARD and obs[G.O_PASSED + 1 - seat]:
-            if obs[G.O_UPCARD] >= 0:
-                cards[n] = obs[G.O_UPCARD]
-                n += 1
-        elif phase == G.PH_DRAW or phase == G.PH_WALL:
-            if obs[G.O_UPCARD] >= 0:
-                cards[n] = obs[G.O_UPCARD]
-                n += 1
-        elif phase == G.PH_DISCARD:
-            pu = obs[G.O_PREV_UPCARD]
-            if pu >= 0 and (obs[G.O_HAND] & _bit(pu)):
-                cards[n] = pu
-                n += 1
-    for i in range(obs[G.O_DISCARD_COUNT] - 1, -1, -1):
-        cards[n] = obs[G.O_DISCARDS + i]
-        n += 1
-    g = 1.0
-    for i in range(n):
-        factors[i] = 1.0 - (1.0 - ALPHA) * g
-        g *= GAMMA
-    return n
+M_LAST = 0           # model slots: the card the opponent discarded or declined last (-1 none)
+M_LAST_DISCARDED = 1  # 1 if that was a discard, 0 if a declined upcard
+M_DECLINED = 2       # the upcard it declined in its last turn before discarding (-1 none)
+MODEL_SIZE = 3
 
 
 @njit(cache=True)
-def last_card(obs):
-    """The card the opponent discarded or declined last, as the observing seat knows at its
-    turn; -1 when there is none."""
+def _evidence(obs, cards, factors, model):
+    """Reads the opponent's moves from the permitted history: fills ``cards`` with every card
+    it discarded or declined (oldest first) and ``factors`` with the weight ``f(age)`` of a
+    hand melding each (age 0 the newest), and ``model`` (M_*) with its last turn; returns how
+    many cards."""
     seat = obs[G.O_SEAT]
     opp = 1 - seat
+    up = obs[G.O_FIRST_UPCARD]
+    knocked = False
+    pending = -1
+    n = 0
+    model[M_LAST] = -1
+    model[M_LAST_DISCARDED] = 0
+    model[M_DECLINED] = -1
+    for i in range(obs[G.O_HISTORY_COUNT]):
+        e = obs[G.O_HISTORY + i]
+        code = e // 2
+        stock = code == G.DRAW_STOCK or code >= G.H_STOCK_CARD
+        if e % 2 == opp and not knocked:
+            if (stock or code == G.PASS) and up >= 0:
+                cards[n] = up
+                n += 1
+                pending = up
+                if code == G.PASS:
+                    model[M_LAST] = up
+                    model[M_LAST_DISCARDED] = 0
+                    model[M_DECLINED] = -1
+            elif code == G.DRAW_UPCARD:
+                pending = -1
+            elif code < NUM_CARDS:
+                cards[n] = code
+                n += 1
+                model[M_LAST] = code
+                model[M_LAST_DISCARDED] = 1
+                model[M_DECLINED] = pending
+                pending = -1
+        if stock or code == G.DRAW_UPCARD:
+            up = -1
+        elif code == G.KNOCK:
+            knocked = True
+        elif code < NUM_CARDS and not knocked:
+            up = code
+    g = 1.0
+    for i in range(n - 1, -1, -1):
+        factors[i] = 1.0 - (1.0 - ALPHA) * g
+        g *= GAMMA
     if obs[G.O_CURRENT] != seat:
-        return -1
-    phase = obs[G.O_PHASE]
-    if phase == G.PH_FIRST_UPCARD:
-        return obs[G.O_UPCARD] if obs[G.O_PASSED + opp] else -1
-    if phase == G.PH_DRAW or phase == G.PH_WALL:
-        return obs[G.O_UPCARD]
-    if phase == G.PH_DISCARD:
-        pu = obs[G.O_PREV_UPCARD]
-        if pu < 0:
-            return -1
-        first_turn = (obs[G.O_STOCK_SIZE] >= G.INITIAL_STOCK - 1 and obs[G.O_UPCARD_DRAWS] == 0
-                      and obs[G.O_DISCARD_COUNT] <= 1 and (obs[G.O_PASSED] or obs[G.O_STOCK_SIZE] == G.INITIAL_STOCK))
-        if first_turn and not obs[G.O_PASSED + opp]:
-            return -1
-        return pu
-    return -1
+        model[M_LAST] = -1
+        model[M_DECLINED] = -1
+    return n
 
 
 @njit(cache=True)
@@ -931,21 +933,16 @@ def _sample(obs, dseed, turns):
 
 
 @njit(cache=True)
-def _determinization(obs, level, dseed, cards, factors, n_ev):
+def _determinization(obs, level, dseed, cards, factors, n_ev, model):
     turns = improve_turns(obs)
     if level != MASTER:
         return _sample(obs, dseed, turns)
     seat = obs[G.O_SEAT]
     opp = 1 - seat
     known = obs[G.O_KNOWN + opp]
-    last = last_card(obs)
-    phase = obs[G.O_PHASE]
-    last_discarded = phase != G.PH_FIRST_UPCARD
-    declined = -1
-    if phase == G.PH_DRAW:
-        pu = obs[G.O_PREV_UPCARD]
-        if pu >= 0 and not (known & _bit(pu)):
-            declined = pu
+    last = model[M_LAST]
+    last_discarded = model[M_LAST_DISCARDED]
+    declined = model[M_DECLINED]
     pile = _obs_pile(obs) | _obs_table(obs)
     if last >= 0:
         pile &= ~_bit(last)
@@ -971,10 +968,10 @@ def _determinization(obs, level, dseed, cards, factors, n_ev):
 
 # ---- search ----------------------------------------------------------------------------------------
 @njit(cache=True)
-def _evaluate(obs, level, seed, k, legal, n, own_l, out_v, out_c, cards, factors, n_ev):
+def _evaluate(obs, level, seed, k, legal, n, own_l, out_v, out_c, cards, factors, n_ev, model):
     """Determinization ``k``: every legal move, one playout each."""
     seat = obs[G.O_SEAT]
-    det = _determinization(obs, level, mix(seed, k), cards, factors, n_ev)
+    det = _determinization(obs, level, mix(seed, k), cards, factors, n_ev, model)
     work = np.empty_like(det)
     base = np.full(6, -1, dtype=np.int64)
     cache = np.empty(6, dtype=np.int64)
@@ -1015,7 +1012,7 @@ def _evaluate(obs, level, seed, k, legal, n, own_l, out_v, out_c, cards, factors
 
 
 @njit(cache=True)
-def _prepare(obs, legal, cards, factors):
+def _prepare(obs, legal, cards, factors, model):
     n = legal_from_obs(obs, legal)
     own_l = np.int64(-1)
     ph = obs[G.O_PHASE]
@@ -1023,7 +1020,7 @@ def _prepare(obs, legal, cards, factors):
     if (ph == G.PH_DISCARD and size == G.HAND_SIZE + 1) or (
             (ph == G.PH_DRAW or ph == G.PH_FIRST_UPCARD) and size == G.HAND_SIZE):
         own_l = _left(obs[G.O_HAND])
-    n_ev = _evidence(obs, cards, factors)
+    n_ev = _evidence(obs, cards, factors, model)
     return n, own_l, n_ev
 
 
@@ -1033,16 +1030,17 @@ def search(obs, level, seed, first, count, values, visits):
     determinizations ``first .. first + count - 1`` to ``values[move]`` and the number of
     playouts to ``visits[move]``."""
     legal = np.empty(G.NUM_ACTIONS, dtype=np.int64)
-    cards = np.empty(G.MAX_DISCARDS + 2, dtype=np.int64)
-    factors = np.empty(G.MAX_DISCARDS + 2, dtype=np.float64)
-    n, own_l, n_ev = _prepare(obs, legal, cards, factors)
+    cards = np.empty(G.MAX_HISTORY, dtype=np.int64)
+    factors = np.empty(G.MAX_HISTORY, dtype=np.float64)
+    model = np.empty(MODEL_SIZE, dtype=np.int64)
+    n, own_l, n_ev = _prepare(obs, legal, cards, factors, model)
     if n == 0 or count <= 0:
         return
     acc = np.zeros((count, n), dtype=np.float64)
     cnt = np.zeros((count, n), dtype=np.int64)
     for i in prange(count):
         _evaluate(obs, level, seed, first + i, legal, n, own_l, acc[i], cnt[i],
-                  cards, factors, n_ev)
+                  cards, factors, n_ev, model)
     for i in range(count):
         for j in range(n):
             values[legal[j]] += acc[i, j]
@@ -1053,15 +1051,17 @@ def search(obs, level, seed, first, count, values, visits):
 def search_serial(obs, level, seed, first, count, values, visits):
     """The serial twin of ``search`` (same results), for game loops run in parallel."""
     legal = np.empty(G.NUM_ACTIONS, dtype=np.int64)
-    cards = np.empty(G.MAX_DISCARDS + 2, dtype=np.int64)
-    factors = np.empty(G.MAX_DISCARDS + 2, dtype=np.float64)
-    n, own_l, n_ev = _prepare(obs, legal, cards, factors)
+    cards = np.empty(G.MAX_HISTORY, dtype=np.int64)
+    factors = np.empty(G.MAX_HISTORY, dtype=np.float64)
+    model = np.empty(MODEL_SIZE, dtype=np.int64)
+    n, own_l, n_ev = _prepare(obs, legal, cards, factors, model)
     if n == 0 or count <= 0:
         return
     acc = np.zeros(n, dtype=np.float64)
     cnt = np.zeros(n, dtype=np.int64)
     for i in range(count):
-        _evaluate(obs, level, seed, first + i, legal, n, own_l, acc, cnt, cards, factors, n_ev)
+        _evaluate(obs, level, seed, first + i, legal, n, own_l, acc, cnt, cards, factors, n_ev,
+                  model)
     for j in range(n):
         values[legal[j]] += acc[j]
         visits[legal[j]] += cnt[j]
@@ -1202,15 +1202,17 @@ def flat_discard_benchmark(obs, n_det, seed):
     values = np.zeros(G.NUM_ACTIONS, dtype=np.float64)
     visits = np.zeros(G.NUM_ACTIONS, dtype=np.int64)
     legal = np.empty(G.NUM_ACTIONS, dtype=np.int64)
-    cards = np.empty(G.MAX_DISCARDS + 2, dtype=np.int64)
-    factors = np.empty(G.MAX_DISCARDS + 2, dtype=np.float64)
-    n, own_l, n_ev = _prepare(obs, legal, cards, factors)
+    cards = np.empty(G.MAX_HISTORY, dtype=np.int64)
+    factors = np.empty(G.MAX_HISTORY, dtype=np.float64)
+    model = np.empty(MODEL_SIZE, dtype=np.int64)
+    n, own_l, n_ev = _prepare(obs, legal, cards, factors, model)
     if n == 0:
         return -1
     acc = np.zeros((n_det, n), dtype=np.float64)
     cnt = np.zeros((n_det, n), dtype=np.int64)
     for i in prange(n_det):
-        _evaluate(obs, EXPERT, seed, i, legal, n, own_l, acc[i], cnt[i], cards, factors, n_ev)
+        _evaluate(obs, EXPERT, seed, i, legal, n, own_l, acc[i], cnt[i], cards, factors, n_ev,
+                  model)
     for i in range(n_det):
         for j in range(n):
             values[legal[j]] += acc[i, j]

@@ -126,6 +126,14 @@ NUM_REASONS = 20
 MAX_MELDS_LAID = 4      # per seat: 10 cards make at most 3 melds
 MAX_LAYOFFS = 10
 MAX_DISCARDS = 32       # at most 29 stock draws (31 -> 2) + the knocker's discard
+# Public log: <= 80 draws (29 stock, 49 Draw-phase upcard takes + the 50th, which ends the game,
+# one first-upcard draw), 79 discards, 2 first-upcard passes, the Wall, and <= 22 end-phase moves.
+MAX_HISTORY = 192
+# A history entry is ``2 * code + seat``; ``code`` is the action id, except for a lay-off
+# (``H_LAYOFF + card``, as card ids are discards in other phases) and a stock draw whose card
+# the entry's reader may know (``H_STOCK_CARD + card``: only in the drawer's own observation).
+H_LAYOFF = NUM_ACTIONS
+H_STOCK_CARD = H_LAYOFF + NUM_CARDS
 
 S_PHASE = 0
 S_CURRENT = 1           # seat to act (meaningless at GameOver)
@@ -153,7 +161,10 @@ S_MELDS = 26            # 2 x MAX_MELDS_LAID meld ids, seat-major, in the order 
 S_LAYOFFS = S_MELDS + NUM_PLAYERS * MAX_MELDS_LAID          # cards laid off, in order
 S_DISCARDS = S_LAYOFFS + MAX_LAYOFFS                        # dead discard pile, oldest first
 S_STOCK = S_DISCARDS + MAX_DISCARDS                         # stock; the next draw is the last
-STATE_SIZE = S_STOCK + 32
+S_FIRST_UPCARD = S_STOCK + 32   # the upcard turned at the deal
+S_HISTORY_COUNT = S_FIRST_UPCARD + 1
+S_HISTORY = S_HISTORY_COUNT + 1                             # every move, oldest first (H_*)
+STATE_SIZE = S_HISTORY + MAX_HISTORY
 
 # ---- observation layout (int64 array) ---------------------------------------------------------
 O_SEAT = 0
@@ -181,7 +192,10 @@ O_LAYOFF_COUNT = 26
 O_MELDS = 27            # 2 x MAX_MELDS_LAID
 O_LAYOFFS = O_MELDS + NUM_PLAYERS * MAX_MELDS_LAID
 O_DISCARDS = O_LAYOFFS + MAX_LAYOFFS
-OBS_SIZE = O_DISCARDS + MAX_DISCARDS
+O_FIRST_UPCARD = O_DISCARDS + MAX_DISCARDS
+O_HISTORY_COUNT = O_FIRST_UPCARD + 1
+O_HISTORY = O_HISTORY_COUNT + 1     # the permitted history (RULES.md E4): every move, oldest first
+OBS_SIZE = O_HISTORY + MAX_HISTORY
 
 # ---- tables ----------------------------------------------------------------------------------
 ALL_CARDS = (1 << NUM_CARDS) - 1
@@ -330,6 +344,7 @@ def _deal(state, params, seed, deck):
     state[S_HAND] = h0
     state[S_HAND + 1] = h1
     state[S_UPCARD] = deck[2 * HAND_SIZE]
+    state[S_FIRST_UPCARD] = deck[2 * HAND_SIZE]
     for i in range(INITIAL_STOCK):
         state[S_STOCK + i] = deck[2 * HAND_SIZE + 1 + i]
     state[S_STOCK_SIZE] = INITIAL_STOCK
@@ -566,8 +581,21 @@ def _game_over(state, end):
 
 @njit(cache=True)
 def apply_action(state, action):
-    """Applies a legal action in place. Returns the card drawn from the stock (known only to
-    the drawer), else -1."""
+    """Applies a legal action in place and logs it. Returns the card drawn from the stock (known
+    only to the drawer), else -1."""
+    p = state[S_CURRENT]
+    i = state[S_HISTORY_COUNT]
+    code = H_LAYOFF + action if action < NUM_CARDS and state[S_PHASE] == PH_LAYOFF else action
+    drawn = _apply(state, action)
+    if drawn >= 0:
+        code = H_STOCK_CARD + drawn
+    state[S_HISTORY + i] = 2 * code + p
+    state[S_HISTORY_COUNT] = i + 1
+    return drawn
+
+
+@njit(cache=True)
+def _apply(state, action):
     phase = state[S_PHASE]
     p = state[S_CURRENT]
     if phase == PH_FIRST_UPCARD:
@@ -685,6 +713,13 @@ def observe(state, seat, out):
         out[O_LAYOFFS + i] = state[S_LAYOFFS + i]
     for i in range(MAX_DISCARDS):
         out[O_DISCARDS + i] = state[S_DISCARDS + i]
+    out[O_FIRST_UPCARD] = state[S_FIRST_UPCARD]
+    out[O_HISTORY_COUNT] = state[S_HISTORY_COUNT]
+    for i in range(state[S_HISTORY_COUNT]):
+        e = state[S_HISTORY + i]
+        if e % 2 != seat and e // 2 >= H_STOCK_CARD:
+            e = 2 * DRAW_STOCK + e % 2         # the opponent's stock card stays hidden
+        out[O_HISTORY + i] = e
 
 
 @njit(cache=True)
@@ -736,6 +771,10 @@ def determinize(obs, seed):
         state[S_LAYOFFS + i] = obs[O_LAYOFFS + i]
     for i in range(MAX_DISCARDS):
         state[S_DISCARDS + i] = obs[O_DISCARDS + i]
+    state[S_FIRST_UPCARD] = obs[O_FIRST_UPCARD]
+    state[S_HISTORY_COUNT] = obs[O_HISTORY_COUNT]
+    for i in range(obs[O_HISTORY_COUNT]):
+        state[S_HISTORY + i] = obs[O_HISTORY + i]
     seed_slot(state, S_RNG, seed)
     # Hidden cards: a uniform draw of the opponent's unknown cards, the rest in random order.
     pool = np.empty(NUM_CARDS, dtype=np.int64)

@@ -10,7 +10,7 @@ import numba
 import numpy as np
 import pytest
 
-from meldmind import parse_cards
+from meldmind import format_card, new_game, parse_cards
 from meldmind.games import gin
 from meldmind.kernels import ai_gin as A
 from meldmind.kernels import levels as L
@@ -171,10 +171,11 @@ def test_determinizations_are_consistent_with_the_observation(positions):
             obs = observation(state)
             for k in range(3):
                 for level in (L.EXPERT, L.MASTER):
-                    cards = np.empty(K.MAX_DISCARDS + 2, np.int64)
-                    factors = np.empty(K.MAX_DISCARDS + 2)
-                    n_ev = A._evidence(obs, cards, factors)
-                    world = A._determinization(obs, level, A.mix(i, k), cards, factors, n_ev)
+                    cards = np.empty(K.MAX_HISTORY, np.int64)
+                    factors = np.empty(K.MAX_HISTORY)
+                    model = np.empty(A.MODEL_SIZE, np.int64)
+                    n_ev = A._evidence(obs, cards, factors, model)
+                    world = A._determinization(obs, level, A.mix(i, k), cards, factors, n_ev, model)
                     assert np.array_equal(observation(world, seat), obs)
                     size = int(world[K.S_STOCK_SIZE])
                     stock = sum(1 << int(c) for c in world[K.S_STOCK:K.S_STOCK + size])
@@ -497,3 +498,35 @@ def test_kernels_have_no_python_objects(positions, name):
     buf = io.StringIO()
     fn.inspect_types(file=buf)
     assert "pyobject" not in buf.getvalue()
+
+
+def test_master_reads_the_opponents_discards_and_declines_from_the_history():
+    """The opponent model's evidence comes from the permitted history: every card the
+    opponent discarded or declined (oldest first, the newest weighted most), its last card and
+    the upcard it declined in its last turn; never a card the observing seat let go."""
+    def evidence(game, seat):
+        obs = gin.observation_array(game.observation(seat))
+        cards, factors = np.empty(K.MAX_HISTORY, np.int64), np.empty(K.MAX_HISTORY)
+        model = np.empty(A.MODEL_SIZE, np.int64)
+        n = A._evidence(obs, cards, factors, model)
+        names = [format_card("gin", int(c)) for c in cards[:n]]
+        last = [format_card("gin", int(c)) if c >= 0 else None
+                for c in (model[A.M_LAST], model[A.M_DECLINED])]
+        return names, factors[:n].tolist(), last, int(model[A.M_LAST_DISCARDED])
+
+    game = new_game("gin", seed=9)
+    up = game.observation(0)["first_upcard"]
+    game.play("pass")                     # seat 0 declines the first upcard
+    assert evidence(game, 1) == ([up], [A.ALPHA], [up, None], 0)
+    game.play("pass")                     # seat 1 declines it too
+    game.play("draw stock")               # seat 0 declines it again
+    x = game.observation(0)["hand"][0]
+    game.play(f"discard {x}")
+    cards, factors, last, discarded = evidence(game, 1)
+    assert cards == [up, up, x] and last == [x, up] and discarded == 1
+    assert 1 > factors[0] > factors[1] > factors[2] == A.ALPHA   # a lower factor weighs more
+    game.play("draw stock")               # seat 1 declines x
+    y = game.observation(1)["hand"][0]
+    game.play(f"discard {y}")
+    assert evidence(game, 0)[0] == [up, x, y] and evidence(game, 0)[2] == [y, x]
+    assert evidence(game, 1)[2] == [None, None]   # not seat 1's turn: no last card

@@ -132,7 +132,7 @@ def test_phases_params_and_observation_layout_are_pinned():
     assert PARAMS.tolist() == [10, 25, 25] and gin.OPTIONS == {}
     with pytest.raises(MeldmindError):
         gin.make_params({"knock_card": 5})
-    assert K.OBS_SIZE == 77
+    assert K.OBS_SIZE == 271 and K.MAX_HISTORY == 192
     offsets = {name: getattr(K, name) for name in dir(K) if name.startswith("O_")}
     assert offsets == {
         "O_SEAT": 0, "O_PHASE": 1, "O_CURRENT": 2, "O_KNOCK_CARD": 3, "O_GIN_BONUS": 4,
@@ -140,7 +140,8 @@ def test_phases_params_and_observation_layout_are_pinned():
         "O_PREV_UPCARD": 12, "O_UPCARD_DRAWS": 13, "O_REPEATED": 14, "O_PASSED": 15,
         "O_KNOCKER": 17, "O_FINISHED_LAYOFFS": 18, "O_DEADWOOD": 19, "O_END": 21,
         "O_STOCK_SIZE": 22, "O_DISCARD_COUNT": 23, "O_MELD_COUNT": 24, "O_LAYOFF_COUNT": 26,
-        "O_MELDS": 27, "O_LAYOFFS": 35, "O_DISCARDS": 45,
+        "O_MELDS": 27, "O_LAYOFFS": 35, "O_DISCARDS": 45, "O_FIRST_UPCARD": 77,
+        "O_HISTORY_COUNT": 78, "O_HISTORY": 79,
     }
     assert (K.MAX_MELDS_LAID, K.MAX_LAYOFFS, K.MAX_DISCARDS) == (4, 10, 32)
     assert len(gin.REASONS) == K.NUM_REASONS == 20
@@ -150,7 +151,7 @@ def test_phases_params_and_observation_layout_are_pinned():
         "format", "version", "variant", "seat", "parameters", "phase", "to_move", "hand",
         "hand_sizes", "known_cards", "upcard", "prev_upcard", "discard_pile", "stock_size",
         "upcard_draws", "repeated_move", "passed_first_upcard", "knocker", "finished_layoffs",
-        "melds", "layoffs", "deadwood", "end", "legal_moves"]
+        "melds", "layoffs", "deadwood", "end", "first_upcard", "history", "legal_moves"]
 
 
 def test_module_doctests():
@@ -668,6 +669,20 @@ def test_observation_json_validation():
         gin.observation_array(d)
     with pytest.raises(MeldmindError):
         gin.observation_array([1, 2])
+    # the history must lead to the piles, name known moves, and show only the seat's own cards
+    assert any(e["move"] == "draw stock" and e["seat"] == 1 for e in good["history"])
+    bad_histories = (
+        (good["history"][:-2], "does not lead"),
+        (good["history"] + [{"seat": 0, "move": "draw stock"}], "does not lead"),
+        ([dict(e, card="AC") if e["seat"] == 1 else e for e in good["history"]], "own stock draws"),
+        (good["history"][:1] + [{"seat": 0, "move": "shuffle"}], "unknown move"),
+        (good["history"][:1] + [{"seat": 3, "move": "pass"}], "seat"),
+        (good["history"][:1] + ["pass"], "must be an object"),
+        ("pass", "list"),
+    )
+    for history, message in bad_histories:
+        with pytest.raises(MeldmindError, match=message):
+            gin.observation_array(dict(good, history=history))
 
 
 def test_game_facade_plays_gin():
@@ -679,3 +694,45 @@ def test_game_facade_plays_gin():
     assert obs["variant"] == "gin" and obs["phase"] == "discard" and len(obs["hand"]) == 11
     assert [m["type"] for m in obs["legal_moves"]][:11] == ["discard"] * 11
     assert type(game).from_json(game.to_json()).observation(0) == game.observation(0)
+
+
+def _long_game(seed, take):
+    """A random game; with ``take`` > 0 it is biased to long histories: it takes the upcard with
+    probability ``take`` (never re-discarding it, so the repeated-move rule does not end the
+    game) and never knocks."""
+    state = K.new_state(PARAMS, np.int64(seed))
+    rng = random.Random(seed)
+    buf = np.empty(K.NUM_ACTIONS, np.int64)
+    played = []
+    while not K.is_terminal(state):
+        legal = buf[:K.legal_actions(state, buf)].tolist()
+        calm = [a for a in legal if a != K.KNOCK and a != int(state[K.S_PREV_UPCARD])] if take else []
+        if K.DRAW_UPCARD in calm and rng.random() < take:
+            a = K.DRAW_UPCARD
+        else:
+            a = rng.choice(calm or legal)
+        played.append((int(state[K.S_CURRENT]), int(state[K.S_PHASE]), a))
+        K.apply_action(state, a)
+    return state, played
+
+
+def test_history_logs_every_move_and_hides_the_opponents_stock_cards():
+    """The observation's history is every move played, in order, by seat; a stock draw shows
+    its card to the drawer only; the JSON round-trips; no game outgrows MAX_HISTORY."""
+    longest = 0
+    for seed in range(150):
+        state, played = _long_game(seed, take=(0.0, 0.3, 0.6, 0.9)[seed % 4])
+        count = int(state[K.S_HISTORY_COUNT])
+        longest = max(longest, count)
+        assert count == len(played) <= K.MAX_HISTORY
+        for seat in (0, 1):
+            obs = _observe(state, seat)
+            entries = gin.observation_dict(obs, None)["history"]
+            assert len(entries) == len(played)
+            for entry, (who, phase, action) in zip(entries, played):
+                assert entry["seat"] == who
+                assert entry["move"] == gin.action_text(action, phase)
+                assert ("card" in entry) == (action == K.DRAW_STOCK and who == seat)
+            assert np.array_equal(gin.observation_array(gin.observation_dict(obs, None)), obs)
+    assert longest > 100
+    assert {int(_long_game(seed, 0.0)[0][K.S_END]) for seed in range(40)} >= {K.END_KNOCK, K.END_WALL}

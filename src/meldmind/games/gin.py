@@ -160,6 +160,70 @@ def _optional_card(card: int) -> str | None:
     return _card(card) if card >= 0 else None
 
 
+def history_entry(entry: int) -> dict[str, Any]:
+    """One entry of the permitted history as JSON: ``{"seat", "move"}`` with the move's text,
+    plus ``"card"`` for a stock draw whose card the observing seat saw (its own draws)."""
+    K = KERNEL
+    seat, code = entry % 2, entry // 2
+    if code >= K.H_STOCK_CARD:
+        return {"seat": seat, "move": "draw stock", "card": _card(code - K.H_STOCK_CARD)}
+    if code >= K.H_LAYOFF:
+        return {"seat": seat, "move": action_text(code - K.H_LAYOFF, K.PH_LAYOFF)}
+    return {"seat": seat, "move": action_text(code)}
+
+
+def _history_code(key: str, item: Any, seat: int) -> tuple[int, int]:
+    """(seat, code) of a history entry JSON; the inverse of ``history_entry``."""
+    K = KERNEL
+    if not isinstance(item, Mapping) or not isinstance(item.get("move"), str) \
+            or set(item) - {"seat", "move", "card"}:
+        raise _Reader.fail(f"{key!r} must be an object {{\"seat\", \"move\"[, \"card\"]}}, not {item!r}")
+    who = _Reader.int_in(f"{key}.seat", item.get("seat"), 0, 1)
+    move = item["move"].strip().lower()
+    if "card" in item:
+        if move != "draw stock" or who != seat:
+            raise _Reader.fail(f"{key!r}: only the seat's own stock draws show a card")
+        return who, K.H_STOCK_CARD + _Reader.cards(f"{key}.card", [item["card"]])[0]
+    for prefix, base in (("discard ", 0), ("lay off ", K.H_LAYOFF)):
+        if move.startswith(prefix):
+            return who, base + _Reader.cards(f"{key}.move", [move[len(prefix):]])[0]
+    try:
+        if move.startswith("lay meld "):
+            return who, meld_action(move[len("lay meld "):])
+    except MeldmindError as error:
+        raise _Reader.fail(f"{key!r}: {error}") from None
+    plain = {_TEXT[k]: a for k, a in (("draw_upcard", K.DRAW_UPCARD), ("draw_stock", K.DRAW_STOCK),
+                                      ("pass", K.PASS), ("knock", K.KNOCK))}
+    if move not in plain:
+        raise _Reader.fail(f"{key!r}: unknown move {item['move']!r} (draw upcard, draw stock, pass, "
+                           "knock, discard <card>, lay meld <cards>, lay off <card>)")
+    return who, plain[move]
+
+
+def _replay_piles(first_upcard: int, codes: Sequence[int]) -> tuple[int, list[int], int]:
+    """The upcard, the dead discard pile and the stock draws that a history leaves."""
+    K = KERNEL
+    upcard, pile, draws, knocked = first_upcard, [], 0, False
+    takes = -1      # Draw-phase upcard takes, counted from the first discard on
+    for code in codes:
+        if code == K.DRAW_STOCK or code >= K.H_STOCK_CARD:
+            if upcard >= 0:
+                pile.append(upcard)
+            upcard, draws = -1, draws + 1
+        elif code == K.DRAW_UPCARD:
+            takes += takes >= 0
+            if takes < K.MAX_DRAW_UPCARD:       # the take that reaches the limit ends the game
+                upcard = -1
+        elif code == K.KNOCK:                   # a knock at the Wall takes the upcard too
+            upcard, knocked = -1, True
+        elif code < K.NUM_CARDS:
+            if knocked:
+                pile.append(code)
+            else:
+                upcard, takes = code, max(takes, 0)
+    return upcard, pile, draws
+
+
 def observation_dict(obs: np.ndarray, legal: Sequence[int] | None) -> dict[str, Any]:
     """The observation JSON (format ``meldmind.observation``, version 1) of an observation
     array; ``legal`` lists the legal action ids when it is the seat's turn (else None)."""
@@ -194,6 +258,8 @@ def observation_dict(obs: np.ndarray, legal: Sequence[int] | None) -> dict[str, 
         "layoffs": [_card(c) for c in o[K.O_LAYOFFS:K.O_LAYOFFS + o[K.O_LAYOFF_COUNT]]],
         "deadwood": [v if v >= 0 else None for v in o[K.O_DEADWOOD:K.O_DEADWOOD + 2]],
         "end": ENDS[o[K.O_END]],
+        "first_upcard": _card(o[K.O_FIRST_UPCARD]),
+        "history": [history_entry(e) for e in o[K.O_HISTORY:K.O_HISTORY + o[K.O_HISTORY_COUNT]]],
     }
     if legal is not None:
         d["legal_moves"] = [action_json(int(a), o[K.O_PHASE]) for a in legal]
@@ -314,4 +380,15 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     if count + hidden + stock != 52:
         raise _Reader.fail(f"the cards do not add up: {count} placed + {hidden} hidden in the opponent's "
                     f"hand + {stock} in the stock != 52")
+
+    first_upcard = r.cards("first_upcard", [r.get("first_upcard")])[0]
+    history = r.get("history")
+    if not isinstance(history, list) or len(history) > K.MAX_HISTORY:
+        raise _Reader.fail(f"'history' must be a list of at most {K.MAX_HISTORY} moves")
+    entries = [_history_code(f"history[{i}]", item, seat) for i, item in enumerate(history)]
+    if (upcard, pile, K.INITIAL_STOCK - stock) != _replay_piles(first_upcard, [c for _, c in entries]):
+        raise _Reader.fail("'history' does not lead to the given upcard, discard pile and stock size")
+    obs[K.O_FIRST_UPCARD] = first_upcard
+    obs[K.O_HISTORY_COUNT] = len(entries)
+    obs[K.O_HISTORY:K.O_HISTORY + len(entries)] = [2 * code + who for who, code in entries]
     return obs
