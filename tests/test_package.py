@@ -10,7 +10,7 @@ import pytest
 
 import meldmind
 
-DOCUMENTED = ["meldmind.analysis", "meldmind.cards", "meldmind.kernels.bridge"]
+DOCUMENTED = ["meldmind.analysis", "meldmind.cards", "meldmind.explain", "meldmind.kernels.bridge"]
 
 
 @pytest.mark.parametrize("name", DOCUMENTED)

@@ -6,6 +6,9 @@
 'Discard KC: it fits none of your melds, and your opponent has not shown interest in kings.'
 >>> explain("gin", obs, Move(47, "discard 9S"), None, ())
 'Discard 9S: it fits none of your melds, but your opponent took 9H, which goes with it.'
+>>> obs["history"] = [{"seat": 1, "move": "draw stock"}, {"seat": 1, "move": "discard JC"}]
+>>> explain("gin", obs, Move(49, "discard JD"), None, ())
+'Discard JD: it fits none of your melds, and your opponent threw away JC, so it is unlikely to want it.'
 """
 from __future__ import annotations
 
@@ -39,6 +42,13 @@ def _opponents_cards(variant: str, obs: Mapping[str, Any]) -> list[str]:
     return [c for s, cards in enumerate(known or []) if s != seat for c in cards]
 
 
+def _opponents_discards(obs: Mapping[str, Any]) -> list[str]:
+    """Cards the opponents discarded, newest first, from the permitted history (gin)."""
+    seat = obs.get("seat", 0)
+    return [entry["move"].split()[1] for entry in reversed(obs.get("history") or [])
+            if entry.get("seat") != seat and entry.get("move", "").startswith("discard ")]
+
+
 def _melds_with(variant: str, hand: Sequence[str], card: str) -> list[tuple[str, ...]]:
     return [m.cards for m in analyze_hand(variant, list(hand)).melds if card in m.cards]
 
@@ -61,6 +71,9 @@ def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
     takers = [c for c in _opponents_cards(variant, obs) if _related(card, c)]
     if takers:
         return f"{first}, but your opponent took {takers[0]}, which goes with it"
+    thrown = [c for c in _opponents_discards(obs) if c != card and _related(card, c)]
+    if thrown:
+        return f"{first}, and your opponent threw away {thrown[0]}, so it is unlikely to want it"
     return f"{first}, and your opponent has not shown interest in {RANK_NAMES[_rank(card)]}"
 
 
