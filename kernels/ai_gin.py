@@ -839,8 +839,9 @@ def _evidence(obs, cards, factors, model):
     many cards."""
     seat = obs[G.O_SEAT]
     opp = 1 - seat
-    up = obs[G.O_FIRST_UPCARD]
-    knocked = False
+    faced = np.empty(G.MAX_HISTORY, dtype=np.int64)
+    dead = np.empty(G.MAX_HISTORY, dtype=np.int64)
+    G.replay_history(obs, faced, dead)
     pending = -1
     n = 0
     model[M_LAST] = -1
@@ -849,31 +850,28 @@ def _evidence(obs, cards, factors, model):
     for i in range(obs[G.O_HISTORY_COUNT]):
         e = obs[G.O_HISTORY + i]
         code = e // 2
-        stock = code == G.DRAW_STOCK or code >= G.H_STOCK_CARD
-        if e % 2 == opp and not knocked:
-            if (stock or code == G.PASS) and up >= 0:
-                cards[n] = up
-                n += 1
-                pending = up
-                if code == G.PASS:
-                    model[M_LAST] = up
-                    model[M_LAST_DISCARDED] = 0
-                    model[M_DECLINED] = -1
-            elif code == G.DRAW_UPCARD:
-                pending = -1
-            elif code < NUM_CARDS:
-                cards[n] = code
-                n += 1
-                model[M_LAST] = code
-                model[M_LAST_DISCARDED] = 1
-                model[M_DECLINED] = pending
-                pending = -1
-        if stock or code == G.DRAW_UPCARD:
-            up = -1
-        elif code == G.KNOCK:
-            knocked = True
-        elif code < NUM_CARDS and not knocked:
-            up = code
+        if code == G.KNOCK:
+            break                           # the end phases show hands, not preferences
+        if e % 2 != opp:
+            continue
+        up = faced[i]
+        if (code == G.DRAW_STOCK or code >= G.H_STOCK_CARD or code == G.PASS) and up >= 0:
+            cards[n] = up
+            n += 1
+            pending = up
+            if code == G.PASS:
+                model[M_LAST] = up
+                model[M_LAST_DISCARDED] = 0
+                model[M_DECLINED] = -1
+        elif code == G.DRAW_UPCARD:
+            pending = -1
+        elif code < NUM_CARDS:
+            cards[n] = code
+            n += 1
+            model[M_LAST] = code
+            model[M_LAST_DISCARDED] = 1
+            model[M_DECLINED] = pending
+            pending = -1
     g = 1.0
     for i in range(n - 1, -1, -1):
         factors[i] = 1.0 - (1.0 - ALPHA) * g

@@ -723,6 +723,44 @@ def observe(state, seat, out):
 
 
 @njit(cache=True)
+def replay_history(obs, faced, pile):
+    """Follows the face-up cards through the observation's history: ``faced[i]`` gets the
+    upcard that move ``i`` faced (-1 none) and ``pile`` the dead discard pile it builds.
+    Returns (the upcard left, the pile's size, the stock draws)."""
+    up = obs[O_FIRST_UPCARD]
+    knocked = False
+    takes = -1              # Draw-phase upcard takes, counted from the first discard on
+    n = 0
+    draws = 0
+    for i in range(obs[O_HISTORY_COUNT]):
+        code = obs[O_HISTORY + i] // 2
+        faced[i] = up
+        if code == DRAW_STOCK or code >= H_STOCK_CARD:
+            if up >= 0:
+                pile[n] = up
+                n += 1
+            up = -1
+            draws += 1
+        elif code == DRAW_UPCARD:
+            if takes >= 0:
+                takes += 1
+            if takes < MAX_DRAW_UPCARD:     # the take that reaches the limit ends the game
+                up = -1
+        elif code == KNOCK:                 # at the Wall the knocker takes the upcard
+            up = -1
+            knocked = True
+        elif code < NUM_CARDS:
+            if knocked:
+                pile[n] = code
+                n += 1
+            else:
+                up = code
+                if takes < 0:
+                    takes = 0
+    return up, n, draws
+
+
+@njit(cache=True)
 def unseen_cards(obs):
     """Cards the observing seat cannot place: the stock plus the opponent's hidden cards."""
     seat = obs[O_SEAT]

@@ -172,6 +172,10 @@ def history_entry(entry: int) -> dict[str, Any]:
     return {"seat": seat, "move": action_text(code)}
 
 
+_PLAIN_CODES = {action_text(a): a for a in (KERNEL.DRAW_UPCARD, KERNEL.DRAW_STOCK, KERNEL.PASS,
+                                             KERNEL.KNOCK)}
+
+
 def _history_code(key: str, item: Any, seat: int) -> tuple[int, int]:
     """(seat, code) of a history entry JSON; the inverse of ``history_entry``."""
     K = KERNEL
@@ -192,36 +196,10 @@ def _history_code(key: str, item: Any, seat: int) -> tuple[int, int]:
             return who, meld_action(move[len("lay meld "):])
     except MeldmindError as error:
         raise _Reader.fail(f"{key!r}: {error}") from None
-    plain = {_TEXT[k]: a for k, a in (("draw_upcard", K.DRAW_UPCARD), ("draw_stock", K.DRAW_STOCK),
-                                      ("pass", K.PASS), ("knock", K.KNOCK))}
-    if move not in plain:
+    if move not in _PLAIN_CODES:
         raise _Reader.fail(f"{key!r}: unknown move {item['move']!r} (draw upcard, draw stock, pass, "
                            "knock, discard <card>, lay meld <cards>, lay off <card>)")
-    return who, plain[move]
-
-
-def _replay_piles(first_upcard: int, codes: Sequence[int]) -> tuple[int, list[int], int]:
-    """The upcard, the dead discard pile and the stock draws that a history leaves."""
-    K = KERNEL
-    upcard, pile, draws, knocked = first_upcard, [], 0, False
-    takes = -1      # Draw-phase upcard takes, counted from the first discard on
-    for code in codes:
-        if code == K.DRAW_STOCK or code >= K.H_STOCK_CARD:
-            if upcard >= 0:
-                pile.append(upcard)
-            upcard, draws = -1, draws + 1
-        elif code == K.DRAW_UPCARD:
-            takes += takes >= 0
-            if takes < K.MAX_DRAW_UPCARD:       # the take that reaches the limit ends the game
-                upcard = -1
-        elif code == K.KNOCK:                   # a knock at the Wall takes the upcard too
-            upcard, knocked = -1, True
-        elif code < K.NUM_CARDS:
-            if knocked:
-                pile.append(code)
-            else:
-                upcard, takes = code, max(takes, 0)
-    return upcard, pile, draws
+    return who, _PLAIN_CODES[move]
 
 
 def observation_dict(obs: np.ndarray, legal: Sequence[int] | None) -> dict[str, Any]:
@@ -381,14 +359,15 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
         raise _Reader.fail(f"the cards do not add up: {count} placed + {hidden} hidden in the opponent's "
                     f"hand + {stock} in the stock != 52")
 
-    first_upcard = r.cards("first_upcard", [r.get("first_upcard")])[0]
+    obs[K.O_FIRST_UPCARD] = r.cards("first_upcard", [r.get("first_upcard")])[0]
     history = r.get("history")
     if not isinstance(history, list) or len(history) > K.MAX_HISTORY:
         raise _Reader.fail(f"'history' must be a list of at most {K.MAX_HISTORY} moves")
     entries = [_history_code(f"history[{i}]", item, seat) for i, item in enumerate(history)]
-    if (upcard, pile, K.INITIAL_STOCK - stock) != _replay_piles(first_upcard, [c for _, c in entries]):
-        raise _Reader.fail("'history' does not lead to the given upcard, discard pile and stock size")
-    obs[K.O_FIRST_UPCARD] = first_upcard
     obs[K.O_HISTORY_COUNT] = len(entries)
     obs[K.O_HISTORY:K.O_HISTORY + len(entries)] = [2 * code + who for who, code in entries]
+    faced, dead = np.empty(K.MAX_HISTORY, np.int64), np.empty(K.MAX_HISTORY, np.int64)
+    left, dead_count, draws = K.replay_history(obs, faced, dead)
+    if (left, dead[:dead_count].tolist(), draws) != (upcard, pile, K.INITIAL_STOCK - stock):
+        raise _Reader.fail("'history' does not lead to the given upcard, discard pile and stock size")
     return obs
