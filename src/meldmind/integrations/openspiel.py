@@ -77,7 +77,7 @@ def deal_state(hand0: list[int], hand1: list[int], upcard: int, draws: list[int]
     used = set(hand0) | set(hand1) | {upcard} | set(draws)
     state[K.S_HAND] = sum(1 << c for c in hand0)
     state[K.S_HAND + 1] = sum(1 << c for c in hand1)
-    state[K.S_UPCARD] = upcard
+    state[K.S_UPCARD] = state[K.S_FIRST_UPCARD] = upcard
     stock = [c for c in range(K.NUM_CARDS) if c not in used] + list(draws)[::-1]  # pops from the end
     state[K.S_STOCK:K.S_STOCK + len(stock)] = stock
     return state
