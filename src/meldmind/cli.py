@@ -82,6 +82,7 @@ DEMO_MATCHES = [("cardverse", "easy", "beginner", 40), ("cardverse", "normal", "
                 ("cardverse", "expert", "normal", 6), ("gin", "easy", "beginner", 40),
                 ("gin", "normal", "easy", 40), ("gin", "expert", "normal", 10)]
 DEMO_OPTIONS = {"cardverse": {"target_score": 50}, "gin": {}}
+DEMO_HISTORY = 12   # moves played before the demo's hint
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -94,12 +95,16 @@ def _demo(args: argparse.Namespace) -> int:
           "default budget; CardVerse to 50 points)\n")
     print(format_table(results))
     game = new_game("gin", seed=args.seed)
-    for move in ("pass", "pass", "draw stock"):
-        game.play(move)
+    while True:     # a few turns of normal play, up to a discard with some history behind it
+        observation = game.observation(game.to_move)
+        if observation["phase"] == "discard" and len(observation["history"]) >= DEMO_HISTORY:
+            break
+        game.play(suggest(observation, level="normal", seed=args.seed).move)
     seat = game.to_move
-    observation = game.observation(seat)
     hint = suggest(observation, level="master", seed=args.seed)
-    print(f"\nA hint for gin seat {seat}, holding {' '.join(observation['hand'])}:")
+    recent = ", ".join(f"seat {e['seat']} {e['move']}" + (f" {e['card']}" if "card" in e else "")
+                       for e in observation["history"][-6:])
+    print(f"\nA hint for gin seat {seat} after {recent}; it holds {' '.join(observation['hand'])}:")
     print(f"  {hint.explanation}")
     for alternative in hint.alternatives:
         print(f"    {alternative.move.text:<14} {alternative.value:+.2f}")
