@@ -202,3 +202,51 @@ def test_strength(benchmark, upper, lower):
     assert result["wins"] + result["losses"] + result["draws"] == 2 * PAIRS
     if PAIRS >= ASSERT_FROM:
         assert result["low"] > 0.5, result
+
+
+# ---- the ceiling: a search that peeks ----------------------------------------------------------------
+@numba.njit(cache=True)
+def _peeking_game(deal_seed, peeker, iterations, ai_seed, out):
+    """One game: seat ``peeker`` plays expert's search on an observation that marks the
+    opponent's whole hand as known (so every determinization holds the true hand; the stock is
+    still sampled), the other seat plays normal. Writes the peeker's return."""
+    state = K.new_state(PARAMS, deal_seed)
+    obs = np.empty(K.OBS_SIZE, dtype=np.int64)
+    legal = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.int64)
+    moves = 0
+    while state[K.S_PHASE] != K.PH_GAME_OVER:
+        p = state[K.S_CURRENT]
+        K.observe(state, p, obs)
+        level = L.NORMAL
+        if p == peeker:
+            obs[K.O_KNOWN + 1 - p] = state[K.S_HAND + 1 - p]
+            level = L.EXPERT
+        n = A.legal_from_obs(obs, legal)
+        K.apply_action(state, A.decide(obs, legal, n, level, iterations, A.mix(ai_seed, moves), rng))
+        moves += 1
+    r = np.empty(2, dtype=np.float64)
+    K.returns(state, r)
+    out[0] = r[peeker]
+
+
+@pytest.mark.benchmark(group="gin-ai-strength")
+def test_peeking_search_ceiling(benchmark):
+    """How far above normal a search can get when it knows the opponent's hand: the bound the
+    strength targets are read against (one game is one hand; the first knock wins ~92 %)."""
+    expert, _ = _budgets()
+    out = np.zeros((PAIRS, 2))
+
+    def run():
+        for i in range(PAIRS):
+            deal = np.int64(i * 7919 + 99 * 1_000_003)
+            for seat in (0, 1):
+                _peeking_game(deal, seat, expert, np.int64(2 * i + seat), out[i, seat:])
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    wins, losses = int((out > 0).sum()), int((out < 0).sum())
+    rate, low, high = wilson(wins, wins + losses)
+    benchmark.extra_info.update(pairs=PAIRS, rate=rate, low=low, high=high)
+    print(f"\npeeking expert({expert}) vs normal: {rate:.3f} [{low:.3f}, {high:.3f}] over "
+          f"{wins + losses} decided games ({PAIRS} deal pairs)")
+    assert wins + losses > 0
