@@ -328,7 +328,7 @@ def _run_ends(m):
 # ---- state ------------------------------------------------------------------------------------
 @njit(cache=True)
 def _deal(state, params, seed, deck):
-    state[:] = 0
+    state[:S_HISTORY] = 0         # the history beyond its count is never read
     state[S_KNOCK_CARD] = params[P_KNOCK_CARD]
     state[S_GIN_BONUS] = params[P_GIN_BONUS]
     state[S_UNDERCUT_BONUS] = params[P_UNDERCUT_BONUS]
@@ -359,7 +359,7 @@ def _deal(state, params, seed, deck):
 @njit(cache=True)
 def new_state(params, seed):
     """A fresh game dealt from ``seed``; seat 0 decides first on the upcard."""
-    state = np.empty(STATE_SIZE, dtype=np.int64)
+    state = np.zeros(STATE_SIZE, dtype=np.int64)
     deck = np.empty(NUM_CARDS, dtype=np.int64)
     _deal(state, params, seed, deck)
     return state
@@ -580,24 +580,23 @@ def _game_over(state, end):
 
 
 @njit(cache=True)
-def apply_action(state, action):
-    """Applies a legal action in place and logs it. Returns the card drawn from the stock (known
-    only to the drawer), else -1."""
-    p = state[S_CURRENT]
-    i = state[S_HISTORY_COUNT]
-    code = H_LAYOFF + action if action < NUM_CARDS and state[S_PHASE] == PH_LAYOFF else action
-    drawn = _apply(state, action)
-    if drawn >= 0:
-        code = H_STOCK_CARD + drawn
-    state[S_HISTORY + i] = 2 * code + p
-    state[S_HISTORY_COUNT] = i + 1
-    return drawn
+def _draw_stock_logged(state, p, entry):
+    """A stock draw, logged with its card (observe hides the card from the other seat)."""
+    card = _draw_stock(state, p)
+    state[S_HISTORY + entry] = 2 * (H_STOCK_CARD + card) + p
+    return card
 
 
 @njit(cache=True)
-def _apply(state, action):
+def apply_action(state, action):
+    """Applies a legal action in place and logs it. Returns the card drawn from the stock (known
+    only to the drawer), else -1."""
     phase = state[S_PHASE]
     p = state[S_CURRENT]
+    entry = state[S_HISTORY_COUNT]
+    state[S_HISTORY_COUNT] = entry + 1
+    code = H_LAYOFF + action if action < NUM_CARDS and phase == PH_LAYOFF else action
+    state[S_HISTORY + entry] = 2 * code + p
     if phase == PH_FIRST_UPCARD:
         if action == PASS:
             state[S_PASSED + p] = 1
@@ -605,7 +604,7 @@ def _apply(state, action):
         elif action == DRAW_UPCARD:
             _take_upcard(state, p)          # not counted toward the 50-take limit
         else:
-            return _draw_stock(state, p)
+            return _draw_stock_logged(state, p, entry)
     elif phase == PH_DRAW:
         if action == DRAW_UPCARD:
             state[S_UPCARD_DRAWS] += 1
@@ -614,7 +613,7 @@ def _apply(state, action):
                 return -1
             _take_upcard(state, p)
         else:
-            return _draw_stock(state, p)
+            return _draw_stock_logged(state, p, entry)
     elif phase == PH_DISCARD:
         if action == KNOCK:
             state[S_KNOCKER] = p
