@@ -1010,7 +1010,13 @@ def _evaluate(obs, level, seed, k, legal, n, own_l, out_v, out_c, cards, factors
 
 
 @njit(cache=True)
-def _prepare(obs, legal, cards, factors, model):
+def _prepare(obs):
+    """What every determinization of one decision shares: the legal moves, the seat's own
+    deadwood cards (-1 when it does not hold a full hand) and master's evidence."""
+    legal = np.empty(G.NUM_ACTIONS, dtype=np.int64)
+    cards = np.empty(G.MAX_HISTORY, dtype=np.int64)
+    factors = np.empty(G.MAX_HISTORY, dtype=np.float64)
+    model = np.empty(MODEL_SIZE, dtype=np.int64)
     n = legal_from_obs(obs, legal)
     own_l = np.int64(-1)
     ph = obs[G.O_PHASE]
@@ -1019,7 +1025,7 @@ def _prepare(obs, legal, cards, factors, model):
             (ph == G.PH_DRAW or ph == G.PH_FIRST_UPCARD) and size == G.HAND_SIZE):
         own_l = _left(obs[G.O_HAND])
     n_ev = _evidence(obs, cards, factors, model)
-    return n, own_l, n_ev
+    return legal, n, own_l, cards, factors, n_ev, model
 
 
 @njit(cache=True, parallel=True)
@@ -1027,11 +1033,7 @@ def search(obs, level, seed, first, count, values, visits):
     """Levels 3-4: adds, for every legal move, the summed return of the observing seat over
     determinizations ``first .. first + count - 1`` to ``values[move]`` and the number of
     playouts to ``visits[move]``."""
-    legal = np.empty(G.NUM_ACTIONS, dtype=np.int64)
-    cards = np.empty(G.MAX_HISTORY, dtype=np.int64)
-    factors = np.empty(G.MAX_HISTORY, dtype=np.float64)
-    model = np.empty(MODEL_SIZE, dtype=np.int64)
-    n, own_l, n_ev = _prepare(obs, legal, cards, factors, model)
+    legal, n, own_l, cards, factors, n_ev, model = _prepare(obs)
     if n == 0 or count <= 0:
         return
     acc = np.zeros((count, n), dtype=np.float64)
@@ -1048,11 +1050,7 @@ def search(obs, level, seed, first, count, values, visits):
 @njit(cache=True)
 def search_serial(obs, level, seed, first, count, values, visits):
     """The serial twin of ``search`` (same results), for game loops run in parallel."""
-    legal = np.empty(G.NUM_ACTIONS, dtype=np.int64)
-    cards = np.empty(G.MAX_HISTORY, dtype=np.int64)
-    factors = np.empty(G.MAX_HISTORY, dtype=np.float64)
-    model = np.empty(MODEL_SIZE, dtype=np.int64)
-    n, own_l, n_ev = _prepare(obs, legal, cards, factors, model)
+    legal, n, own_l, cards, factors, n_ev, model = _prepare(obs)
     if n == 0 or count <= 0:
         return
     acc = np.zeros(n, dtype=np.float64)
@@ -1199,11 +1197,7 @@ def flat_discard_benchmark(obs, n_det, seed):
     out once per determinization. Returns the chosen move."""
     values = np.zeros(G.NUM_ACTIONS, dtype=np.float64)
     visits = np.zeros(G.NUM_ACTIONS, dtype=np.int64)
-    legal = np.empty(G.NUM_ACTIONS, dtype=np.int64)
-    cards = np.empty(G.MAX_HISTORY, dtype=np.int64)
-    factors = np.empty(G.MAX_HISTORY, dtype=np.float64)
-    model = np.empty(MODEL_SIZE, dtype=np.int64)
-    n, own_l, n_ev = _prepare(obs, legal, cards, factors, model)
+    legal, n, own_l, cards, factors, n_ev, model = _prepare(obs)
     if n == 0:
         return -1
     acc = np.zeros((n_det, n), dtype=np.float64)
