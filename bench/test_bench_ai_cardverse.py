@@ -14,14 +14,13 @@ levels' default budgets). Each test prints the win rate with its interval, and a
 Timings (pytest-benchmark, one thread): a master and an expert decision at the default budget
 on a mid-hand position, and playouts per second (determinizations x moves / time).
 """
-import math
 import os
 
-import numba
 import numpy as np
 import pytest
 
 from meldmind.games import cardverse as CV
+from meldmind.tournament import wilson_interval
 from meldmind.kernels import ai_cardverse as AI
 from meldmind.kernels import cardverse as K
 from meldmind.kernels.levels import BEGINNER, EASY, EXPERT, MASTER, NAMES, NORMAL
@@ -32,16 +31,6 @@ ITERATIONS = {
     MASTER: int(os.environ.get("MELDMIND_STRENGTH_MASTER", AI.default_iterations(MASTER))),
 }
 ASSERT_FROM = 100
-
-
-def wilson(wins, n, z=1.96):
-    if n == 0:
-        return 0.0, 0.0, 1.0
-    p = wins / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return p, c - h, c + h
 
 
 def mirrored(low, high, pairs, full_games, seed0=1_000):
@@ -59,7 +48,8 @@ def mirrored(low, high, pairs, full_games, seed0=1_000):
     high_result = np.concatenate([out[0::2, 0], out[1::2, 1]])
     wins = int((high_result > 0).sum())
     decided = wins + int((high_result < 0).sum())
-    p, lo, hi = wilson(wins, decided)
+    lo, hi = wilson_interval(wins, decided)
+    p = wins / decided if decided else 0.0
     what = "games" if full_games else "first hands"
     print(f"\n{NAMES[high]}({i_high}) vs {NAMES[low]}({i_low}): {p:.3f} "
           f"[{lo:.3f}, {hi:.3f}] over {decided} decided {what} ({pairs} deal pairs)"
@@ -94,14 +84,6 @@ def mid_hand_position():
     ob = np.empty(K.OBS_SIZE, np.int64)
     K.observe(st, K.current_player(st), ob)
     return ob
-
-
-@pytest.fixture
-def one_thread():
-    old = numba.get_num_threads()
-    numba.set_num_threads(1)
-    yield
-    numba.set_num_threads(old)
 
 
 @pytest.mark.benchmark(group="cardverse-ai-decision")

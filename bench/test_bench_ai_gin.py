@@ -2,9 +2,9 @@
 
 Timings (pytest-benchmark):
 
-* ``test_master_decision`` / ``test_expert_decision``: one decision at the level's default
-  budget on ONE thread, cycling through every decision (n > 1) of 30 recorded games, so the
-  median is the median decision; discard decisions alone are in ``..._discard_decision``.
+* ``test_decision[master|expert-all]``: one decision at the level's default budget on ONE
+  thread, cycling through every decision (n > 1) of 30 recorded games, so the median is the
+  median decision; discard decisions alone are in ``test_decision[...-discards]``.
 * ``test_flat_discard_512``: the reference workload, a flat Monte Carlo discard decision over
   512 determinizations with greedy (easy) playouts, every legal move played out once per
   determinization (11 discards here: 5,632 playouts), on 2 threads (a Rust engine reports
@@ -18,7 +18,6 @@ Strength (``test_strength_*``): mirrored pairs (every deal played twice, seats s
 ``MELDMIND_STRENGTH_ITERATIONS="expert,master"`` (default: ``default_iterations``). From 300
 pairs up the test asserts RULES.md §6: the lower bound of the interval is above 50 %.
 """
-import math
 import os
 import time
 
@@ -27,6 +26,7 @@ import numpy as np
 import pytest
 
 from meldmind.games import gin
+from meldmind.tournament import wilson_interval
 from meldmind.kernels import ai_gin as A
 from meldmind.kernels import levels as L
 
@@ -75,14 +75,6 @@ def decisions():
     return _decisions()
 
 
-@pytest.fixture
-def one_thread():
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    yield
-    numba.set_num_threads(before)
-
-
 def _decision_bench(benchmark, items, level):
     it = int(A.default_iterations(level))
     values = np.zeros(K.NUM_ACTIONS)
@@ -104,23 +96,11 @@ def _decision_bench(benchmark, items, level):
 
 
 @pytest.mark.benchmark(group="gin-ai-decision")
-def test_master_decision(benchmark, decisions, one_thread):
-    _decision_bench(benchmark, decisions, L.MASTER)
-
-
-@pytest.mark.benchmark(group="gin-ai-decision")
-def test_master_discard_decision(benchmark, decisions, one_thread):
-    _decision_bench(benchmark, [d for d in decisions if d[0][K.O_PHASE] == K.PH_DISCARD], L.MASTER)
-
-
-@pytest.mark.benchmark(group="gin-ai-decision")
-def test_expert_decision(benchmark, decisions, one_thread):
-    _decision_bench(benchmark, decisions, L.EXPERT)
-
-
-@pytest.mark.benchmark(group="gin-ai-decision")
-def test_expert_discard_decision(benchmark, decisions, one_thread):
-    _decision_bench(benchmark, [d for d in decisions if d[0][K.O_PHASE] == K.PH_DISCARD], L.EXPERT)
+@pytest.mark.parametrize("level", [L.MASTER, L.EXPERT], ids=["master", "expert"])
+@pytest.mark.parametrize("discards_only", [False, True], ids=["all", "discards"])
+def test_decision(benchmark, decisions, one_thread, level, discards_only):
+    items = [d for d in decisions if not discards_only or d[0][K.O_PHASE] == K.PH_DISCARD]
+    _decision_bench(benchmark, items, level)
 
 
 @pytest.mark.benchmark(group="gin-ai-flat")
@@ -158,14 +138,10 @@ def test_playouts_per_second(benchmark):
 
 
 # ---- strength --------------------------------------------------------------------------------------
-def wilson(wins, games, z=1.96):
-    if games == 0:
-        return 0.0, 0.0, 1.0
-    p = wins / games
-    d = 1 + z * z / games
-    c = p + z * z / (2 * games)
-    s = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games))
-    return p, (c - s) / d, (c + s) / d
+def _rate(wins, losses):
+    """Win rate over decided games and its 95 % Wilson interval."""
+    low, high = wilson_interval(wins, wins + losses)
+    return wins / max(wins + losses, 1), low, high
 
 
 def mirrored(level_a, level_b, pairs, seed):
@@ -178,7 +154,7 @@ def mirrored(level_a, level_b, pairs, seed):
                     np.int64(seed), out)
     wins = int((out > 0).sum())
     losses = int((out < 0).sum())
-    rate, low, high = wilson(wins, wins + losses)
+    rate, low, high = _rate(wins, losses)
     return {"pairs": pairs, "wins": wins, "losses": losses, "draws": int(out.size - wins - losses),
             "rate": rate, "low": low, "high": high, "mean_points": float(out.mean()),
             "iterations": [budget.get(level_a, 0), budget.get(level_b, 0)]}
@@ -245,7 +221,7 @@ def test_peeking_search_ceiling(benchmark):
 
     benchmark.pedantic(run, rounds=1, iterations=1)
     wins, losses = int((out > 0).sum()), int((out < 0).sum())
-    rate, low, high = wilson(wins, wins + losses)
+    rate, low, high = _rate(wins, losses)
     benchmark.extra_info.update(pairs=PAIRS, rate=rate, low=low, high=high)
     print(f"\npeeking expert({expert}) vs normal: {rate:.3f} [{low:.3f}, {high:.3f}] over "
           f"{wins + losses} decided games ({PAIRS} deal pairs)")
