@@ -55,13 +55,15 @@ gets ``PRIOR_POINTS`` of credit.
 
 Master adds (RULES.md §6):
 
+* **perfect memory** of the permitted history: the observation's per-seat masks of the cards
+  each seat discarded, declined and took from the discard this hand, which the model reads;
 * an **opponent model**: each determinization is drawn by sampling-importance-resampling among
   ``MODEL_CANDIDATES`` ``determinize`` candidates, weighted by how well each opponent's sampled
   hand explains what the observation reveals: a card it took openly and still holds suggests it
-  holds a partner of it (factor ``W_PICKUP_NO_PARTNER`` otherwise); every card of the discard
-  pile was thrown or passed over by an opponent, so a sampled hand that would meld it or pair
-  with it is less likely (``W_PASSED_*``, weaker with 3-4 players, where who threw or passed a
-  card is not known). Expert's determinizations are uniform over the unseen cards.
+  holds a partner of it (factor ``W_PICKUP_NO_PARTNER`` otherwise); every card it discarded
+  or declined this hand (the observation's per-seat history) is one it did not want, so a
+  sampled hand that would meld it or pair with it is less likely (``W_UNWANTED_*``). Expert's
+  determinizations are uniform over the unseen cards.
 * **anticipation**: the opponents' replies are played by the modelled normal policy, and the
   master's own later turns by ``_holder`` -- normal, except that it keeps its complete melds in
   hand until it can go out or an opponent is down to ``HOLD_UNTIL`` cards -- which is how its
@@ -96,10 +98,8 @@ HOLD_UNTIL = 2                  # _holder lays its melds once an opponent has th
 BLUFF_RATE = 0.75               # master: how often it bluffs when it may
 BLUFF_MARGIN_POINTS = 0.5       # master: moves this close to the best (in points) count as ties
 W_PICKUP_NO_PARTNER = 0.2       # likelihood factors of the opponent model
-W_PASSED_MELD = 0.2
-W_PASSED_PARTNER = 0.7
-W_PASSED_MELD_MULTI = 0.6       # 3-4 players: who passed or threw a pile card is not known
-W_PASSED_PARTNER_MULTI = 0.95
+W_UNWANTED_MELD = 0.2
+W_UNWANTED_PARTNER = 0.7
 
 FULL_DECK = (1 << 52) - 1
 LANE = 0x1FFF
@@ -608,12 +608,8 @@ def _model_weight(state, obs):
     """Likelihood of the opponents' sampled hands under the opponent model (see the module
     docstring): a product of factors <= 1."""
     seat = obs[K.O_SEAT]
-    n = obs[K.O_PARAMS + K.P_NUM_PLAYERS]
-    pile = _pile_cards(obs)
-    w_meld = W_PASSED_MELD if n == 2 else W_PASSED_MELD_MULTI
-    w_partner = W_PASSED_PARTNER if n == 2 else W_PASSED_PARTNER_MULTI
     w = 1.0
-    for o in range(n):
+    for o in range(obs[K.O_PARAMS + K.P_NUM_PLAYERS]):
         if o == seat:
             continue
         h = state[K.S_HAND + o]
@@ -623,14 +619,14 @@ def _model_weight(state, obs):
             known &= known - 1
             if (PARTNERS[k] & h) == 0:
                 w *= W_PICKUP_NO_PARTNER
-        rest = pile
-        while rest:
-            d = lowest_bit(rest)
-            rest &= rest - 1
+        unwanted = (obs[K.O_DISCARDED + o] | obs[K.O_DECLINED + o]) & ~h
+        while unwanted:
+            d = lowest_bit(unwanted)
+            unwanted &= unwanted - 1
             if _completes_meld(d, h):
-                w *= w_meld
+                w *= W_UNWANTED_MELD
             elif PARTNERS[d] & h:
-                w *= w_partner
+                w *= W_UNWANTED_PARTNER
     return w
 
 

@@ -46,6 +46,10 @@ Action ids (``NUM_ACTIONS`` = 3035), atomic, OpenSpiel-style:
 
 Phases: DRAW (0), PLAY (1), GAME_OVER (2). State: a flat int64 array (offsets ``S_*``), so a
 copy is one array copy. Observation: ``OBS_SIZE`` int64s (offsets ``O_*``), RULES.md §4.8.
+The permitted history of the hand (§4.8) is kept as three card masks per seat (discarded,
+declined, taken from the discard) rather than an ordered log: the pile already orders the
+cards still in it, and a constant-size summary keeps ``observe`` cheap inside playouts, where
+it runs every turn.
 ``illegal_reason`` codes are the ``R_*`` constants (texts: ``REASONS`` of the Python module).
 """
 import numpy as np
@@ -122,7 +126,10 @@ S_DISCARD = 89              # 52 card ids, bottom .. top, -1 unused
 S_TABLE_MASK = 141          # 17 meld masks
 S_TABLE_KIND = 158          # 17 meld kinds (KIND_*), -1 unused
 S_RNG = 175                 # splitmix64 state: the deals of this and later hands
-STATE_SIZE = 176
+S_DISCARDED = 176           # 4 masks: cards each seat discarded this hand
+S_DECLINED = 180            # 4 masks: discard tops each seat left when it drew from the stock
+S_PICKED = 184              # 4 masks: cards each seat took from the discard this hand
+STATE_SIZE = 188
 
 # --- observation layout -------------------------------------------------------------------
 O_SEAT = 0
@@ -146,7 +153,10 @@ O_SCORES = 31               # 4
 O_DISCARD = 35              # 52: the whole discard pile, bottom .. top, -1 unused
 O_TABLE_MASK = 87           # 17
 O_TABLE_KIND = 104          # 17, -1 unused
-OBS_SIZE = 121
+O_DISCARDED = 121           # 4 masks, as S_DISCARDED (the per-seat history of this hand)
+O_DECLINED = 125            # 4 masks, as S_DECLINED
+O_PICKED = 129              # 4 masks, as S_PICKED
+OBS_SIZE = 133
 
 # --- illegal_reason codes (REASONS in meldmind.games.cardverse, same order) ---------------
 R_LEGAL = 0
@@ -240,6 +250,9 @@ def _clear_hand(state):
         state[S_HAND + p] = 0
         state[S_HAND_N + p] = 0
         state[S_KNOWN + p] = 0
+        state[S_DISCARDED + p] = 0
+        state[S_DECLINED + p] = 0
+        state[S_PICKED + p] = 0
     for i in range(NUM_CARDS):
         state[S_STOCK + i] = -1
         state[S_DISCARD + i] = -1
@@ -591,6 +604,8 @@ def apply_action(state, action):
         if m == 0:
             _end_hand(state, -1, END_EMPTY_STOCK)
             return -1
+        if state[S_DISCARD_N] > 0:
+            state[S_DECLINED + p] |= 1 << state[S_DISCARD + state[S_DISCARD_N] - 1]
         m -= 1
         c = state[S_STOCK + m]
         state[S_STOCK + m] = -1
@@ -607,12 +622,14 @@ def apply_action(state, action):
         state[S_HAND + p] |= 1 << c
         state[S_HAND_N + p] += 1
         state[S_KNOWN + p] |= 1 << c
+        state[S_PICKED + p] |= 1 << c
         state[S_TAKEN] = c
         state[S_PHASE] = PHASE_PLAY
         return -1
     if action < A_MELD:
         c = action - A_DISCARD
         _remove(state, p, 1 << c, 1)
+        state[S_DISCARDED + p] |= 1 << c
         state[S_DISCARD + state[S_DISCARD_N]] = c
         state[S_DISCARD_N] += 1
         if state[S_HAND_N + p] == 0:
@@ -655,8 +672,9 @@ def observe(state, seat, out):
 
     Public: parameters, phase, seat to act, turn and hand numbers, the card taken from the
     discard this turn, last hand's result, scores, hand sizes, stock size, the whole discard
-    pile in order, the table melds, and the cards each seat took from the discard and still
-    holds. Private: the seat's own hand. Left out: the stock order, the other hands' other
+    pile in order, the table melds, the cards each seat took from the discard and still
+    holds, and this hand's per-seat history: the cards each seat discarded, declined (left on
+    top of the pile when drawing from the stock) and took from the discard. Private: the seat's own hand. Left out: the stock order, the other hands' other
     cards, and the RNG (the later deals).
     """
     out[O_SEAT] = seat
@@ -679,6 +697,9 @@ def observe(state, seat, out):
         out[O_HAND_N + p] = state[S_HAND_N + p]
         out[O_KNOWN + p] = state[S_KNOWN + p]
         out[O_SCORES + p] = state[S_SCORES + p]
+        out[O_DISCARDED + p] = state[S_DISCARDED + p]
+        out[O_DECLINED + p] = state[S_DECLINED + p]
+        out[O_PICKED + p] = state[S_PICKED + p]
     for i in range(NUM_CARDS):
         out[O_DISCARD + i] = state[S_DISCARD + i]
     for t in range(MAX_TABLE):
@@ -713,6 +734,9 @@ def determinize(obs, seed):
         state[S_KNOWN + p] = obs[O_KNOWN + p]
         state[S_SCORES + p] = obs[O_SCORES + p]
         state[S_HAND + p] = obs[O_KNOWN + p]
+        state[S_DISCARDED + p] = obs[O_DISCARDED + p]
+        state[S_DECLINED + p] = obs[O_DECLINED + p]
+        state[S_PICKED + p] = obs[O_PICKED + p]
         seen |= obs[O_KNOWN + p]
     state[S_HAND + seat] = obs[O_HAND]
     for i in range(NUM_CARDS):

@@ -256,12 +256,45 @@ def test_opponent_model_weights():
     other = sample.copy()
     other[K.S_HAND + 1] = mask("4H 10H QD QH JD 6S 3S")
     assert AI._model_weight(other, ob) == 1.0
-    assert AI._model_weight(sample, ob) == pytest.approx(AI.W_PASSED_MELD * AI.W_PASSED_PARTNER)
+    assert AI._model_weight(sample, ob) == pytest.approx(AI.W_UNWANTED_MELD * AI.W_UNWANTED_PARTNER)
     # seat 0's own open pickup, seen by seat 1: a sample without a partner of 9H weighs less
     ob1 = obs_of(st, 1)
     sample = K.determinize(ob1, 2)
     sample[K.S_HAND] = mask("9H 2C 4C 6D KC KS QS")        # no 9, no 7H 8H 10H JH
     assert AI._model_weight(sample, ob1) <= AI.W_PICKUP_NO_PARTNER
+
+
+def test_opponent_model_reads_who_threw_and_who_declined_each_card_with_three_players():
+    # seat 0 throws 2D; seat 1 declines it and throws 5C; seat 2 declines 5C and throws KH.
+    # Seen from seat 0, KH is evidence against seat 2 only and 2D against seat 1 only.
+    st = deal(["2D 3C 8C 9D 9S KD JS AC AD AH", "4H 10H QD QH JD 2S 3S 6C 7D 8H",
+               "6H 7S 9C 10C JC QC 3H 4D 5S 6S"], stock="KC 5C KH", discard="7C")
+    play(st, "draw stock")
+    play(st, "discard 2D")
+    play(st, "draw stock")
+    play(st, "discard 5C")
+    play(st, "draw stock")
+    play(st, "discard KH")
+    ob = obs_of(st, 0)
+    assert ob[K.O_DISCARDED + 1] == mask("5C") and ob[K.O_DECLINED + 1] == mask("2D")
+    assert ob[K.O_DISCARDED + 2] == mask("KH") and ob[K.O_DECLINED + 2] == mask("5C")
+    assert ob[K.O_DECLINED] == mask("7C") and ob[K.O_DISCARDED] == mask("2D")
+    sample = K.determinize(ob, 3)
+    sample[K.S_HAND + 1] = mask("10H QD JD 7S 8S 9H 7D 8H 10S 6D")   # no partner of any evidence
+    sample[K.S_HAND + 2] = mask("2H 3H 4S 6S 9C 10C JC QC 4D 2C")
+    assert AI._model_weight(sample, ob) == 1.0
+
+    def weight_with(seat, out, cards):
+        other = sample.copy()
+        other[K.S_HAND + seat] = (sample[K.S_HAND + seat] & ~mask(out)) | mask(cards)
+        return AI._model_weight(other, ob)
+
+    # JH QH make a run with KH: only seat 2 threw KH
+    assert weight_with(1, "7S 8S", "JH QH") == 1.0
+    assert weight_with(2, "2C 6S", "JH QH") == pytest.approx(AI.W_UNWANTED_MELD)
+    # 3D pairs with 2D: only seat 1 passed it over
+    assert weight_with(1, "7S", "3D") == pytest.approx(AI.W_UNWANTED_PARTNER)
+    assert weight_with(2, "2C", "3D") == 1.0
 
 
 def test_tie_breaks_prefer_the_higher_rank_then_the_higher_suit():

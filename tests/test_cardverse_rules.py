@@ -127,20 +127,21 @@ def test_action_id_layout_is_pinned():
 
 
 def test_state_and_observation_layout_is_pinned():
-    assert K.STATE_SIZE == 176 and K.OBS_SIZE == 121 and K.PARAMS_SIZE == 6
+    assert K.STATE_SIZE == 188 and K.OBS_SIZE == 133 and K.PARAMS_SIZE == 6
     state_offsets = dict(S_NUM_PLAYERS=0, S_PHASE=6, S_CURRENT=7, S_TURN=8, S_HAND_NO=9, S_TAKEN=10,
                          S_GAME_WINNER=11, S_LAST_WINNER=12, S_LAST_END=13, S_LAST_VALUES=14,
                          S_STOCK_N=18, S_DISCARD_N=19, S_TABLE_N=20, S_HAND=21, S_HAND_N=25,
                          S_KNOWN=29, S_SCORES=33, S_STOCK=37, S_DISCARD=89, S_TABLE_MASK=141,
-                         S_TABLE_KIND=158, S_RNG=175)
+                         S_TABLE_KIND=158, S_RNG=175, S_DISCARDED=176, S_DECLINED=180,
+                         S_PICKED=184)
     assert {k: getattr(K, k) for k in state_offsets} == state_offsets
     obs_offsets = dict(O_SEAT=0, O_PARAMS=1, O_PHASE=7, O_CURRENT=8, O_TURN=9, O_HAND_NO=10,
                        O_TAKEN=11, O_GAME_WINNER=12, O_LAST_WINNER=13, O_LAST_END=14,
                        O_LAST_VALUES=15, O_STOCK_N=19, O_DISCARD_N=20, O_TABLE_N=21, O_HAND=22,
                        O_HAND_N=23, O_KNOWN=27, O_SCORES=31, O_DISCARD=35, O_TABLE_MASK=87,
-                       O_TABLE_KIND=104)
+                       O_TABLE_KIND=104, O_DISCARDED=121, O_DECLINED=125, O_PICKED=129)
     assert {k: getattr(K, k) for k in obs_offsets} == obs_offsets
-    assert K.O_TABLE_KIND + K.MAX_TABLE == K.OBS_SIZE
+    assert K.O_PICKED + K.MAX_PLAYERS == K.OBS_SIZE and K.S_PICKED + K.MAX_PLAYERS == K.STATE_SIZE
     assert len(CV.REASONS) == K.NUM_REASONS == 13
     assert list(CV.make_params({})) == list(K.DEFAULT_PARAMS) == [2, 0, 0, 100, 1, 300]
 
@@ -281,6 +282,27 @@ def test_the_card_taken_from_the_discard_cannot_be_discarded_the_same_turn():
     assert o["taken_from_discard"] == [["QH"], []] and o["taken_this_turn"] == "QH"
     play(state, "discard KS")
     assert state[K.S_TAKEN] == -1 and K.current_player(state) == 1
+
+
+def test_the_hand_history_records_who_discarded_declined_and_took_each_card():
+    # seat 0 takes QH, throws KS; seat 1 declines KS (draws the stock), throws 7D; seat 0 takes
+    # 7D, throws 9H. Every seat sees the same per-seat history; it restarts with the next hand.
+    state = build(**STORY_D)
+    play(state, "take discard", "discard KS", "draw stock", "discard 7D", "take discard",
+         "discard 9H")
+    for seat in (0, 1):
+        history = CV.observation_dict(obs_of(state, seat), None)["hand_history"]
+        assert history == {"discarded": [["9H", "KS"], ["7D"]], "declined": [[], ["KS"]],
+                           "taken": [["7D", "QH"], []]}
+    assert state[K.S_DECLINED] == 0 and state[K.S_PICKED] == mask("QH 7D")
+    # seat 0 declines 2C, draws 8H and goes out: hand 2 starts with an empty history
+    state = build(["5H 6H 7H", "KC KD"], stock="8H", discard="2C")
+    play(state, "draw stock")
+    assert state[K.S_DECLINED] == mask("2C")
+    play(state, "lay meld 5H 6H 7H 8H")
+    assert K.hand_number(state) == 2
+    assert all(state[K.S_DISCARDED + p] == state[K.S_DECLINED + p] == state[K.S_PICKED + p] == 0
+               for p in range(K.MAX_PLAYERS))
 
 
 def test_without_no_immediate_rediscard_the_taken_card_may_go_back():
@@ -876,6 +898,10 @@ def test_observation_json_round_trips_and_bad_json_is_refused():
         ("table", [{"kind": "run", "cards": ["AH", "2H", "3H"]}]), ("taken_from_discard", [[]]),
         ("taken_this_turn", "2D"), ("to_move", None), ("game_winner", 0), ("turn", 1000),
         ("options", {"num_players": 2}), ("last_hand", {"winner": 0}),
+        ("hand_history", {"discarded": [[], []], "declined": [[], []]}),
+        ("hand_history", {"discarded": [[]], "declined": [[], []], "taken": [[], []]}),
+        ("hand_history", {"discarded": [["9C"], []], "declined": [[], []], "taken": [[], []]}),
+        ("hand_history", {"discarded": [[], []], "declined": [["4S", "4S"], []], "taken": [[], []]}),
     ]
     for key, value in bad:
         with pytest.raises(MeldmindError):

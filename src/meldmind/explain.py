@@ -9,6 +9,12 @@
 >>> obs["history"] = [{"seat": 1, "move": "draw stock"}, {"seat": 1, "move": "discard JC"}]
 >>> explain("gin", obs, Move(49, "discard JD"), None, ())
 'Discard JD: it fits none of your melds, and your opponent threw away JC, so it is unlikely to want it.'
+>>> obs = {"variant": "cardverse", "seat": 0, "hand": "5H 6H 7H 9C QD".split(),
+...        "hand_sizes": [5, 6, 6], "taken_from_discard": [[], [], []], "discard_pile": ["2S"],
+...        "hand_history": {"discarded": [[], ["QS"], []], "declined": [[], [], []],
+...                         "taken": [[], [], []]}}
+>>> explain("cardverse", obs, Move(13, "discard QD"), None, ())
+'Discard QD: it fits none of your melds, and an opponent threw away QS, so it is unlikely to want it.'
 """
 from __future__ import annotations
 
@@ -42,11 +48,18 @@ def _opponents_cards(variant: str, obs: Mapping[str, Any]) -> list[str]:
     return [c for s, cards in enumerate(known or []) if s != seat for c in cards]
 
 
-def _opponents_discards(obs: Mapping[str, Any]) -> list[str]:
-    """Cards the opponents discarded, newest first, from the permitted history (gin)."""
+def _opponents_discards(variant: str, obs: Mapping[str, Any]) -> list[str]:
+    """Cards the opponents discarded, from the permitted history (gin: newest first)."""
     seat = obs.get("seat", 0)
-    return [entry["move"].split()[1] for entry in reversed(obs.get("history") or [])
-            if entry.get("seat") != seat and entry.get("move", "").startswith("discard ")]
+    if variant == "gin":
+        return [entry["move"].split()[1] for entry in reversed(obs.get("history") or [])
+                if entry.get("seat") != seat and entry.get("move", "").startswith("discard ")]
+    discarded = (obs.get("hand_history") or {}).get("discarded") or []
+    return [c for s, cards in enumerate(discarded) if s != seat for c in cards]
+
+
+def _opponent_word(obs: Mapping[str, Any]) -> str:
+    return "your opponent" if len(obs.get("hand_sizes") or [0, 0]) == 2 else "an opponent"
 
 
 def _melds_with(variant: str, hand: Sequence[str], card: str) -> list[tuple[str, ...]]:
@@ -68,13 +81,14 @@ def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
         first = "it is the weakest of your partial melds"
     else:
         first = "it fits none of your melds"
+    who = _opponent_word(obs)
     takers = [c for c in _opponents_cards(variant, obs) if _related(card, c)]
     if takers:
-        return f"{first}, but your opponent took {takers[0]}, which goes with it"
-    thrown = [c for c in _opponents_discards(obs) if c != card and _related(card, c)]
+        return f"{first}, but {who} took {takers[0]}, which goes with it"
+    thrown = [c for c in _opponents_discards(variant, obs) if c != card and _related(card, c)]
     if thrown:
-        return f"{first}, and your opponent threw away {thrown[0]}, so it is unlikely to want it"
-    return f"{first}, and your opponent has not shown interest in {RANK_NAMES[_rank(card)]}"
+        return f"{first}, and {who} threw away {thrown[0]}, so it is unlikely to want it"
+    return f"{first}, and {who} has not shown interest in {RANK_NAMES[_rank(card)]}"
 
 
 def _draw_reason(variant: str, obs: Mapping[str, Any], take: bool) -> str:

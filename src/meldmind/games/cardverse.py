@@ -206,6 +206,8 @@ def observation_dict(obs: np.ndarray, legal: Sequence[int] | None) -> dict[str, 
                    "cards": _table_cards(o[K.O_TABLE_MASK + t], o[K.O_TABLE_KIND + t])}
                   for t in range(o[K.O_TABLE_N])],
         "taken_from_discard": [mask_cards(VARIANT, o[K.O_KNOWN + p]) for p in range(n)],
+        "hand_history": {key: [mask_cards(VARIANT, o[offset + p]) for p in range(n)]
+                         for key, offset in _HISTORY_FIELDS.items()},
         "taken_this_turn": _card(o[K.O_TAKEN]) if o[K.O_TAKEN] >= 0 else None,
         "game_winner": o[K.O_GAME_WINNER] if o[K.O_GAME_WINNER] >= 0 else None,
         "last_hand": last,
@@ -217,6 +219,28 @@ def observation_dict(obs: np.ndarray, legal: Sequence[int] | None) -> dict[str, 
 
 class _Reader(FieldReader):
     variant = VARIANT
+
+
+# the per-seat history of the hand (RULES.md §4.8): JSON key -> observation offset
+_HISTORY_FIELDS = {"discarded": KERNEL.O_DISCARDED, "declined": KERNEL.O_DECLINED,
+                   "taken": KERNEL.O_PICKED}
+
+
+def _read_hand_history(r: _Reader, obs: np.ndarray, n: int) -> None:
+    """``hand_history`` into ``obs``: per key, one list of distinct cards per seat."""
+    history = r.get("hand_history")
+    if not isinstance(history, Mapping) or set(history) != set(_HISTORY_FIELDS):
+        raise _Reader.fail("'hand_history' must be an object with 'discarded', 'declined' and "
+                            "'taken', each a list of card lists, one per seat")
+    for key, offset in _HISTORY_FIELDS.items():
+        per_seat = history[key]
+        if not isinstance(per_seat, list) or len(per_seat) != n:
+            raise _Reader.fail(f"'hand_history.{key}' must be a list of {n} card lists")
+        for p, cards in enumerate(per_seat):
+            ids = r.cards(f"hand_history.{key}[{p}]", cards)
+            if len(set(ids)) != len(ids):
+                raise _Reader.fail(f"'hand_history.{key}[{p}]' repeats a card")
+            obs[offset + p] = sum(1 << c for c in ids)
 
 
 def _meld_mask_of(key: str, cards: list[int], kind: int) -> int:
@@ -321,12 +345,25 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
             raise _Reader.fail(f"{key!r} repeats a card")
         known_all |= mask
         obs[K.O_KNOWN + p] = mask
+    _read_hand_history(r, obs, n)
+    discarded_all = 0
+    for p in range(n):
+        discarded_all |= int(obs[K.O_DISCARDED + p])
+        if int(obs[K.O_KNOWN + p]) & ~int(obs[K.O_PICKED + p]):
+            raise _Reader.fail(f"'taken_from_discard[{p}]' holds a card missing from "
+                                f"'hand_history.taken[{p}]'")
+    if any(not (discarded_all >> c) & 1 for c in pile[1:]):
+        raise _Reader.fail("every discard pile card above the bottom one must be in "
+                            "'hand_history.discarded'")
+    if hand_mask & int(obs[K.O_DISCARDED + seat]) & ~int(obs[K.O_PICKED + seat]):
+        raise _Reader.fail("the hand holds a card the seat discarded and never took back")
     taken_now = r.get("taken_this_turn")
     if taken_now is None:
         obs[K.O_TAKEN] = -1
     else:
         (card,) = r.cards("taken_this_turn", [taken_now])
-        if phase != "play" or not ((int(obs[K.O_KNOWN + to_move]) | table_cards) >> card) & 1:
+        if phase != "play" or not ((int(obs[K.O_PICKED + to_move]) & (int(obs[K.O_KNOWN + to_move])
+                                                                       | table_cards)) >> card) & 1:
             raise MeldmindError("cardverse observation: 'taken_this_turn' must be a card the seat "
                                 "to move took from the discard this turn (held or laid)")
         obs[K.O_TAKEN] = card
