@@ -227,7 +227,8 @@ _HISTORY_FIELDS = {"discarded": KERNEL.O_DISCARDED, "declined": KERNEL.O_DECLINE
 
 
 def _read_hand_history(r: _Reader, obs: np.ndarray, n: int) -> None:
-    """``hand_history`` into ``obs``: per key, one list of distinct cards per seat."""
+    """``hand_history`` into ``obs``: per key, one card list per seat (``cards`` rejects a
+    repeated card)."""
     history = r.get("hand_history")
     if not isinstance(history, Mapping) or set(history) != set(_HISTORY_FIELDS):
         raise _Reader.fail("'hand_history' must be an object with 'discarded', 'declined' and "
@@ -238,8 +239,6 @@ def _read_hand_history(r: _Reader, obs: np.ndarray, n: int) -> None:
             raise _Reader.fail(f"'hand_history.{key}' must be a list of {n} card lists")
         for p, cards in enumerate(per_seat):
             ids = r.cards(f"hand_history.{key}[{p}]", cards)
-            if len(set(ids)) != len(ids):
-                raise _Reader.fail(f"'hand_history.{key}[{p}]' repeats a card")
             obs[offset + p] = sum(1 << c for c in ids)
 
 
