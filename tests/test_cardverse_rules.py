@@ -839,6 +839,34 @@ def _midgame_states(count, seed):
     return out
 
 
+def test_hand_history_masks_match_a_replay_of_the_moves():
+    # an independent bookkeeping of §4.8's history from the moves alone, over random games
+    rng = random.Random(21)
+    for i in range(90):
+        players = 2 + i % 3
+        state = K.new_state(CV.make_params({"num_players": players}), np.int64(rng.getrandbits(40)))
+        book = {"discarded": [0] * players, "declined": [0] * players, "taken": [0] * players}
+        for _ in range(rng.randrange(1, 200)):
+            if K.is_terminal(state):
+                break
+            p, hand_no = K.current_player(state), K.hand_number(state)
+            pile = [int(c) for c in state[K.S_DISCARD:K.S_DISCARD + state[K.S_DISCARD_N]]]
+            action = rng.choice(legal(state))
+            if action == K.DRAW_STOCK:
+                if state[K.S_STOCK_N] > 0 and pile:
+                    book["declined"][p] |= 1 << pile[-1]
+            elif action == K.TAKE_DISCARD:
+                book["taken"][p] |= 1 << pile[-1]
+            elif action < K.A_MELD:
+                book["discarded"][p] |= 1 << (action - K.A_DISCARD)
+            K.apply_action(state, action)
+            if K.hand_number(state) != hand_no:
+                book = {key: [0] * players for key in book}
+        for key, offset in (("discarded", K.S_DISCARDED), ("declined", K.S_DECLINED),
+                            ("taken", K.S_PICKED)):
+            assert [int(v) for v in state[offset:offset + players]] == book[key]
+
+
 def test_determinize_resamples_only_what_the_seat_cannot_see():
     for state in _midgame_states(150, 5):
         players = int(state[K.S_NUM_PLAYERS])
