@@ -104,18 +104,13 @@ def test_decision(benchmark, decisions, one_thread, level, discards_only):
 
 
 @pytest.mark.benchmark(group="gin-ai-flat")
-def test_flat_discard_512(benchmark):
+def test_flat_discard_512(benchmark, two_threads):
     obs, legal = _discard_position()
-    before = numba.get_num_threads()
-    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-    try:
-        A.flat_discard_benchmark(obs, 8, np.int64(0))
-        action = benchmark(A.flat_discard_benchmark, obs, 512, np.int64(1))
-    finally:
-        numba.set_num_threads(before)
+    A.flat_discard_benchmark(obs, 8, np.int64(0))
+    action = benchmark(A.flat_discard_benchmark, obs, 512, np.int64(1))
     assert action in legal
     benchmark.extra_info["playouts"] = 512 * len(legal)
-    benchmark.extra_info["threads"] = min(2, numba.config.NUMBA_NUM_THREADS)
+    benchmark.extra_info["threads"] = numba.get_num_threads()
 
 
 @pytest.mark.benchmark(group="gin-ai-flat")
