@@ -63,12 +63,17 @@ expert (``search`` + ``pick``: determinized Monte Carlo, flat)
       ~25 in real play); the replay matches the real deadwood distribution of easy and normal
       opponents at every stage, and the search with it wins ~3 % more games against normal.
     * Every legal move is applied to a copy of the determinization and played out to the end
-      by ``rollout`` with the easy policy for both seats on the full sampled state (per turn:
+      by ``rollout`` on the full sampled state, the observing seat playing easy and the
+      opponent normal (per turn:
       one ``bridge.leftover`` call for the discard, plus one for the draw only when the upcard
       makes a meld with the hand; the end phases are played with the kernel's moves and
       scored directly); the observing seat's return (points) is added to
       ``values[move]`` and 1 to ``visits[move]``. Every decision is searched: first upcard, draw
       source, discard, knock or not, the knocker's discard and melds, lay-offs, the Wall.
+      Which seat plays which policy was measured (expert vs normal, 2,000 pairs): easy for
+      both 52.2 %, normal for the opponent 53.5 %, normal for both 50.8 %; normal without its
+      gin hold for the seat itself, the opponent normal 52.4 %. The seat's own later turns race
+      to the knock, as expert's ``pick`` does.
     * ``pick``: knock whenever the Discard phase allows it (one game is one hand: the first
       knock wins ~92 % of games, and playing on for gin, which the playouts favour in points,
       loses games); otherwise the highest mean return, a tie going to the normal policy's move,
@@ -91,8 +96,8 @@ master (``search`` + ``pick``, RULES.md §6)
        age`` for every card it discarded or declined (age 0 the newest) that makes a meld with
        ``H``; and ``BETA`` per known card of the opponent in no meld of ``H`` (normal takes an
        upcard to complete a meld).
-    3. Anticipation: in the playouts the opponent plays the normal policy (the model); the
-       master's own later moves are easy (greedy), which measured better than normal there.
+    3. Anticipation: in the playouts the opponent plays the normal policy, as in expert's, and
+       here it is the same policy the model filtered the sampled hand by.
     4. Bluff (``pick``, after the expert rule): when the best move takes the upcard (which
        shows a card) and drawing from the stock or passing is within ``BLUFF_MARGIN`` points of
        mean return, the less revealing move is played with probability ``BLUFF_PROB`` (seeded
@@ -966,8 +971,10 @@ def _determinization(obs, level, dseed, cards, factors, n_ev, model):
 
 # ---- search ----------------------------------------------------------------------------------------
 @njit(cache=True)
-def _evaluate(obs, level, seed, k, legal, n, own_l, out_v, out_c, cards, factors, n_ev, model):
-    """Determinization ``k``: every legal move, one playout each."""
+def _evaluate(obs, level, seed, k, legal, n, own_l, out_v, out_c, cards, factors, n_ev, model,
+              opp_pol):
+    """Determinization ``k``: every legal move, one playout each, the observing seat playing
+    easy and the opponent ``opp_pol`` in the playouts."""
     seat = obs[G.O_SEAT]
     det = _determinization(obs, level, mix(seed, k), cards, factors, n_ev, model)
     work = np.empty_like(det)
@@ -984,14 +991,8 @@ def _evaluate(obs, level, seed, k, legal, n, own_l, out_v, out_c, cards, factors
     if (phase == G.PH_DRAW or phase == G.PH_FIRST_UPCARD) and own_l >= 0:
         base[seat] = own_l
         base[2 + seat] = G.hand_value(own_l)
-    # expert: easy for both seats; master: easy for itself, normal (its model) for the opponent
-    p0 = POL_EASY
-    p1 = POL_EASY
-    if level == MASTER:
-        if seat == 0:
-            p1 = POL_NORMAL
-        else:
-            p0 = POL_NORMAL
+    p0 = POL_EASY if seat == 0 else opp_pol
+    p1 = opp_pol if seat == 0 else POL_EASY
     for j in range(n):
         a = legal[j]
         work[:] = det
@@ -1040,7 +1041,7 @@ def search(obs, level, seed, first, count, values, visits):
     cnt = np.zeros((count, n), dtype=np.int64)
     for i in prange(count):
         _evaluate(obs, level, seed, first + i, legal, n, own_l, acc[i], cnt[i],
-                  cards, factors, n_ev, model)
+                  cards, factors, n_ev, model, POL_NORMAL)
     for i in range(count):
         for j in range(n):
             values[legal[j]] += acc[i, j]
@@ -1057,7 +1058,7 @@ def search_serial(obs, level, seed, first, count, values, visits):
     cnt = np.zeros(n, dtype=np.int64)
     for i in range(count):
         _evaluate(obs, level, seed, first + i, legal, n, own_l, acc, cnt, cards, factors, n_ev,
-                  model)
+                  model, POL_NORMAL)
     for j in range(n):
         values[legal[j]] += acc[j]
         visits[legal[j]] += cnt[j]
@@ -1204,7 +1205,7 @@ def flat_discard_benchmark(obs, n_det, seed):
     cnt = np.zeros((n_det, n), dtype=np.int64)
     for i in prange(n_det):
         _evaluate(obs, EXPERT, seed, i, legal, n, own_l, acc[i], cnt[i], cards, factors, n_ev,
-                  model)
+                  model, POL_EASY)
     for i in range(n_det):
         for j in range(n):
             values[legal[j]] += acc[i, j]
