@@ -76,8 +76,11 @@ expert (``search`` + ``pick``: determinized Monte Carlo, flat)
       to the knock, as expert's ``pick`` does.
     * ``pick``: knock whenever the Discard phase allows it (one game is one hand: the first
       knock wins ~92 % of games, and playing on for gin, which the playouts favour in points,
-      loses games); otherwise the highest mean return, a tie going to the normal policy's move,
-      then to the lower id.
+      loses games); otherwise the highest mean return, the normal policy's move getting
+      ``PRIOR_POINTS`` of credit against the noise of the estimates (ties: the lower id). The
+      credit measured +1.4 and +2.2 points of win rate against normal on two sets of 2,000 deal
+      pairs (search alone adds little over normal's draws and discards: the estimates are
+      noisier than the differences between moves).
 
 master (``search`` + ``pick``, RULES.md §6)
     1. Perfect memory: the permitted history of the observation (``O_HISTORY``: every move of
@@ -141,6 +144,7 @@ MODEL_TRIES = 8          # master model: candidate determinizations per determin
 BLUFF_MARGIN = 1.0       # master pick: points of mean return a bluff may cost at most
 BLUFF_PROB = 0.75        # master pick: probability of playing the less revealing move
 TIE_EPS = 1e-9           # search pick: mean returns this close count as a tie
+PRIOR_POINTS = 1.0       # search pick: credit of the normal policy's move (points of mean return)
 
 EXPERT_ITERATIONS = 128
 MASTER_ITERATIONS = 512
@@ -1072,8 +1076,8 @@ def _reveal(a):
 @njit(cache=True)
 def pick(obs, values, visits, legal, n, level, seed):
     """The move a search level plays from the accumulated statistics: knock whenever the Discard
-    phase allows it; otherwise the highest mean return, a tie going to the normal policy's move
-    (then to the lower id); master bluffs (module docstring)."""
+    phase allows it; otherwise the highest mean return, the normal policy's move getting
+    ``PRIOR_POINTS`` of credit (ties: the lower id); master bluffs (module docstring)."""
     if obs[G.O_PHASE] == G.PH_DISCARD and _contains(legal, n, G.KNOCK):
         return G.KNOCK
     best = -1
@@ -1089,7 +1093,7 @@ def pick(obs, values, visits, legal, n, level, seed):
         return legal[0]
     ah = _heuristic(obs, legal, n, POL_NORMAL)
     if (ah != best and _contains(legal, n, ah) and visits[ah] > 0
-            and values[ah] / visits[ah] >= bm - TIE_EPS):
+            and values[ah] / visits[ah] >= bm - PRIOR_POINTS):
         best = ah
     if level != MASTER:
         return best
