@@ -411,6 +411,28 @@ def test_knock_rules():
     assert A.pick(obs, values, visits, legal, n, L.EXPERT, np.int64(1)) == K.KNOCK
 
 
+def test_search_pick_credits_the_normal_move_against_noise():
+    hand = ["AC", "2C", "3C", "KC", "5D", "6D", "7D", "9H", "QH", "JS", "4S"]
+    obs = discard_obs(hand)
+    legal = np.empty(K.NUM_ACTIONS, np.int64)
+    n = A.legal_from_obs(obs, legal)
+    assert K.KNOCK not in legal[:n]
+    normal = play(obs, L.NORMAL)
+    other = next(a for a in legal[:n] if a != normal)
+    values = np.zeros(K.NUM_ACTIONS)
+    visits = np.zeros(K.NUM_ACTIONS, np.int64)
+    visits[legal[:n]] = 50
+    values[legal[:n]] = 50 * -10.0
+    values[normal] = 50 * 3.0
+    for level in (L.EXPERT, L.MASTER):
+        # another move ahead by less than the credit: normal's move stands
+        values[other] = 50 * (3.0 + A.PRIOR_POINTS / 2)
+        assert A.pick(obs, values, visits, legal, n, level, np.int64(5)) == normal
+        # ahead by more than the credit: the search overrules the heuristic
+        values[other] = 50 * (3.0 + 2 * A.PRIOR_POINTS)
+        assert A.pick(obs, values, visits, legal, n, level, np.int64(5)) == other
+
+
 def test_master_bluff_prefers_the_stock_when_nearly_as_good():
     obs = draw_obs(["AC", "2C", "3C", "KC", "5D", "6D", "7D", "9H", "QH", "2S"], "4C")
     legal = np.array([K.DRAW_UPCARD, K.DRAW_STOCK], np.int64)
