@@ -176,7 +176,7 @@ def test_strength(benchmark, upper, lower):
 
 
 # ---- the ceiling: a search that peeks ----------------------------------------------------------------
-@numba.njit(cache=True)
+@numba.njit
 def _peeking_game(deal_seed, peeker, iterations, ai_seed, out):
     """One game: seat ``peeker`` plays expert's search on an observation that marks the
     opponent's whole hand as known (so every determinization holds the true hand; the stock is

@@ -13,7 +13,7 @@ from meldmind.kernels import bridge
 from oracle import random_hand
 
 
-@njit(cache=True)
+@njit
 def _deadwood_all(variant, hands):
     out = np.empty(hands.shape[0], np.int64)
     for i in range(hands.shape[0]):
@@ -21,7 +21,7 @@ def _deadwood_all(variant, hands):
     return out
 
 
-@njit(cache=True)
+@njit
 def _kirolo_all(hands, max_jokers):
     out = np.empty(hands.shape[0], np.int64)
     for i in range(hands.shape[0]):

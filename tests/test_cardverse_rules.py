@@ -558,7 +558,7 @@ def test_the_facade_refuses_an_illegal_move_and_leaves_the_game_unchanged():
 # Random play invariants (numba, ≥ 2,000 seeded games)
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit
 def _value(hand, ace_high):
     total = 0
     for c in range(52):
@@ -568,7 +568,7 @@ def _value(hand, ace_high):
     return total
 
 
-@njit(cache=True)
+@njit
 def _check_state(state):
     """0 when the state is consistent, else a code naming the first broken invariant."""
     n = state[K.S_NUM_PLAYERS]
@@ -634,7 +634,7 @@ def _check_state(state):
     return 0
 
 
-@njit(cache=True)
+@njit
 def _random_games(params, seed, games, all_ids_every):
     """Play ``games`` uniformly random games and check every step. Returns (error, game, step,
     actions, hands, ends by going out, ends on the empty stock, ends at max_turns)."""

@@ -452,7 +452,7 @@ def test_knock_needs_exact_deadwood():
 ERR_NONE, ERR_CONSERVATION, ERR_ORDER, ERR_LEGAL_MISMATCH, ERR_LENGTH, ERR_RETURNS = range(6)
 
 
-@njit(cache=True)
+@njit
 def _card_mask(state):
     """(union, total count) of every card zone of a state."""
     union = 0
@@ -480,7 +480,7 @@ def _card_mask(state):
     return union, count
 
 
-@njit(cache=True)
+@njit
 def _check_random_games(params, seed, n, stats):
     """Plays n uniformly random games; checks every step. stats: [0..4] endings by S_END,
     5 actions, 6 error code, 7 game, 8 step."""
