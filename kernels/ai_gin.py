@@ -64,10 +64,9 @@ expert (``search`` + ``pick``: determinized Monte Carlo, flat)
       opponents at every stage, and the search with it wins ~3 % more games against normal.
     * Every legal move is applied to a copy of the determinization and played out to the end
       by ``rollout`` on the full sampled state, the observing seat playing easy and the
-      opponent normal (per turn:
-      one ``bridge.leftover`` call for the discard, plus one for the draw only when the upcard
-      makes a meld with the hand; the end phases are played with the kernel's moves and
-      scored directly); the observing seat's return (points) is added to
+      opponent normal (per easy turn: one ``bridge.leftover`` call for the discard, plus one
+      for the draw only when the upcard makes a meld with the hand; the end phases are played
+      with the kernel's moves and scored directly); the observing seat's return (points) is added to
       ``values[move]`` and 1 to ``visits[move]``. Every decision is searched: first upcard, draw
       source, discard, knock or not, the knocker's discard and melds, lay-offs, the Wall.
       Which seat plays which policy was measured (expert vs normal, 2,000 pairs): easy for
