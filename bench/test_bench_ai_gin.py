@@ -17,6 +17,12 @@ Strength (``test_strength_*``): mirrored pairs (every deal played twice, seats s
 ``MELDMIND_STRENGTH_PAIRS`` deal pairs (default 4, a smoke run); search budgets
 ``MELDMIND_STRENGTH_ITERATIONS="expert,master"`` (default: ``default_iterations``). From 300
 pairs up the test asserts RULES.md §6: the lower bound of the interval is above 50 %.
+
+What information is worth (docs/gin-strength.md): ``test_peeking_search[f]`` plays expert
+against normal on the same mirrored deals with a fraction ``f`` of the opponent's hidden cards
+revealed to the search at every decision; ``test_opponent_hand_inference[level]`` measures how
+much of the hidden hand the search's own samples get right (``MELDMIND_STRENGTH_PAIRS / 5``
+games, at least 20).
 """
 import os
 import time
@@ -29,6 +35,7 @@ from meldmind.games import gin
 from meldmind.tournament import wilson_interval
 from meldmind.kernels import ai_gin as A
 from meldmind.kernels import levels as L
+from meldmind.kernels.rng import next_u64, seed_slot
 
 K = gin.KERNEL
 PARAMS = gin.make_params({})
@@ -175,49 +182,115 @@ def test_strength(benchmark, upper, lower):
         assert result["low"] > 0.5, result
 
 
-# ---- the ceiling: a search that peeks ----------------------------------------------------------------
+# ---- the value of information: a search that peeks ---------------------------------------------------
 @numba.njit
-def _peeking_game(deal_seed, peeker, iterations, ai_seed, out):
-    """One game: seat ``peeker`` plays expert's search on an observation that marks the
-    opponent's whole hand as known (so every determinization holds the true hand; the stock is
-    still sampled), the other seat plays normal. Writes the peeker's return."""
+def _peeking_game(deal_seed, peeker, iterations, revealed, ai_seed):
+    """One game: seat ``peeker`` plays expert's search on an observation that marks a part of
+    the opponent's hidden hand as known (at each decision every hidden card with probability
+    ``revealed``; at 1 the whole hand, so every determinization holds the true hand and only
+    the stock is sampled), the other seat plays normal. Returns the peeker's return."""
     state = K.new_state(PARAMS, deal_seed)
     obs = np.empty(K.OBS_SIZE, dtype=np.int64)
     legal = np.empty(K.NUM_ACTIONS, dtype=np.int64)
     rng = np.zeros(1, dtype=np.int64)
+    reveal_rng = np.zeros(1, dtype=np.int64)
+    seed_slot(reveal_rng, 0, A.mix(ai_seed, 0x9EE))
     moves = 0
     while state[K.S_PHASE] != K.PH_GAME_OVER:
         p = state[K.S_CURRENT]
         K.observe(state, p, obs)
         level = L.NORMAL
         if p == peeker:
-            obs[K.O_KNOWN + 1 - p] = state[K.S_HAND + 1 - p]
+            hidden = state[K.S_HAND + 1 - p] & ~obs[K.O_KNOWN + 1 - p]
+            while hidden:
+                low = hidden & -hidden
+                if (next_u64(reveal_rng, 0) >> np.uint64(11)) * (1.0 / 2.0 ** 53) < revealed:
+                    obs[K.O_KNOWN + 1 - p] |= low
+                hidden ^= low
             level = L.EXPERT
         n = A.legal_from_obs(obs, legal)
         K.apply_action(state, A.decide(obs, legal, n, level, iterations, A.mix(ai_seed, moves), rng))
         moves += 1
     r = np.empty(2, dtype=np.float64)
     K.returns(state, r)
-    out[0] = r[peeker]
+    return r[peeker]
+
+
+@numba.njit(parallel=True)
+def _peeking_games(deals, iterations, revealed, out):
+    """``_peeking_game`` on mirrored pairs: ``out[i, s]`` is the peeker's return on deal ``i``
+    in seat ``s``."""
+    for t in numba.prange(2 * deals.shape[0]):
+        out[t // 2, t % 2] = _peeking_game(deals[t // 2], t % 2, iterations, revealed,
+                                           np.int64(t))
 
 
 @pytest.mark.benchmark(group="gin-ai-strength")
-def test_peeking_search_ceiling(benchmark):
-    """How far above normal a search can get when it knows the opponent's hand: the bound the
-    strength targets are read against (one game is one hand; the first knock wins ~92 %)."""
+@pytest.mark.parametrize("revealed", [0.0, 0.25, 0.5, 0.75, 1.0])
+def test_peeking_search(benchmark, revealed):
+    """What knowing the opponent's cards is worth to expert's search against normal, from
+    nothing revealed (expert itself, on these deals) to the whole hand (the ceiling the strength
+    targets are read against: one game is one hand and the first knock wins ~92 %)."""
     expert, _ = _budgets()
+    deals = np.arange(PAIRS, dtype=np.int64) * 7919 + 99 * 1_000_003
     out = np.zeros((PAIRS, 2))
-
-    def run():
-        for i in range(PAIRS):
-            deal = np.int64(i * 7919 + 99 * 1_000_003)
-            for seat in (0, 1):
-                _peeking_game(deal, seat, expert, np.int64(2 * i + seat), out[i, seat:])
-
-    benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.pedantic(_peeking_games, args=(deals, expert, revealed, out), rounds=1, iterations=1)
     wins, losses = int((out > 0).sum()), int((out < 0).sum())
     rate, low, high = _rate(wins, losses)
-    benchmark.extra_info.update(pairs=PAIRS, rate=rate, low=low, high=high)
-    print(f"\npeeking expert({expert}) vs normal: {rate:.3f} [{low:.3f}, {high:.3f}] over "
-          f"{wins + losses} decided games ({PAIRS} deal pairs)")
+    benchmark.extra_info.update(pairs=PAIRS, revealed=revealed, rate=rate, low=low, high=high)
+    print(f"\nexpert({expert}) seeing {revealed:.0%} of the opponent's hidden cards vs normal: "
+          f"{rate:.3f} [{low:.3f}, {high:.3f}] over {wins + losses} decided games "
+          f"({PAIRS} deal pairs)")
     assert wins + losses > 0
+
+
+@numba.njit
+def _hidden_cards_guessed(games, level, determinizations):
+    """Over every Draw decision of seat 0 in ``games`` normal-vs-normal games: the fraction of
+    the opponent's hidden cards that ``level``'s determinizations put in its hand, overall and
+    with fewer than 20 cards left in the stock, and what a uniform guess gets overall."""
+    obs = np.empty(K.OBS_SIZE, np.int64)
+    legal = np.empty(K.NUM_ACTIONS, np.int64)
+    rng = np.zeros(1, np.int64)
+    right = np.zeros(2)
+    hidden = np.zeros(2)
+    chance = 0.0
+    for g in range(games):
+        state = K.new_state(PARAMS, np.int64(g * 7919 + 5))
+        moves = 0
+        while state[K.S_PHASE] != K.PH_GAME_OVER:
+            p = state[K.S_CURRENT]
+            K.observe(state, p, obs)
+            if p == 0 and state[K.S_PHASE] == K.PH_DRAW:
+                _legal, _n, _own, cards, factors, n_ev, model = A._prepare(obs)
+                true = state[K.S_HAND + 1] & ~state[K.S_KNOWN + 1]
+                late = 1 if state[K.S_STOCK_SIZE] < 20 else 0
+                chance += determinizations * A.popcount(true) ** 2 / A.popcount(K.unseen_cards(obs))
+                for k in range(determinizations):
+                    det = A._determinization(obs, level, A.mix(g * 1000 + moves, k), cards,
+                                             factors, n_ev, model)
+                    hit = A.popcount(det[K.S_HAND + 1] & true)
+                    right[0] += hit
+                    hidden[0] += A.popcount(true)
+                    right[1] += hit * late
+                    hidden[1] += A.popcount(true) * late
+            n = A.legal_from_obs(obs, legal)
+            K.apply_action(state, A.policy(obs, legal, n, L.NORMAL, rng))
+            moves += 1
+    return right[0] / hidden[0], right[1] / max(hidden[1], 1.0), chance / hidden[0]
+
+
+@pytest.mark.benchmark(group="gin-ai-strength")
+@pytest.mark.parametrize("level", [L.EXPERT, L.MASTER], ids=["expert", "master"])
+def test_opponent_hand_inference(benchmark, level):
+    """How much of the opponent's hidden hand the search's samples get right (the opponent plays
+    normal, the policy master's model assumes): the information the search actually uses, to
+    read against ``test_peeking_search``."""
+    games = max(PAIRS // 5, 20)
+    overall, late, chance = benchmark.pedantic(_hidden_cards_guessed, args=(games, level, 64), rounds=1,
+                                       iterations=1)
+    benchmark.extra_info.update(games=games, overall=overall, late=late, chance=chance)
+    print(f"\n{L.NAMES[level]}: {overall:.3f} of the opponent's hidden cards guessed right "
+          f"({late:.3f} with < 20 stock cards left; a uniform guess {chance:.3f}) over {games} "
+          f"games")
+    assert chance < overall < 1.0
