@@ -35,6 +35,7 @@ from meldmind.games import gin
 from meldmind.tournament import wilson_interval
 from meldmind.kernels import ai_gin as A
 from meldmind.kernels import levels as L
+from meldmind.kernels.bits import popcount
 from meldmind.kernels.rng import next_u64, seed_slot
 
 K = gin.KERNEL
@@ -182,7 +183,7 @@ def test_strength(benchmark, upper, lower):
         assert result["low"] > 0.5, result
 
 
-# ---- the value of information: a search that peeks ---------------------------------------------------
+# ---- the value of information: a search that peeks ----------------------------------------------
 @numba.njit
 def _peeking_game(deal_seed, peeker, iterations, revealed, ai_seed):
     """One game: seat ``peeker`` plays expert's search on an observation that marks a part of
@@ -209,7 +210,8 @@ def _peeking_game(deal_seed, peeker, iterations, revealed, ai_seed):
                 hidden ^= low
             level = L.EXPERT
         n = A.legal_from_obs(obs, legal)
-        K.apply_action(state, A.decide(obs, legal, n, level, iterations, A.mix(ai_seed, moves), rng))
+        a = A.decide(obs, legal, n, level, iterations, A.mix(ai_seed, moves), rng)
+        K.apply_action(state, a)
         moves += 1
     r = np.empty(2, dtype=np.float64)
     K.returns(state, r)
@@ -264,16 +266,17 @@ def _hidden_cards_guessed(games, level, determinizations):
             if p == 0 and state[K.S_PHASE] == K.PH_DRAW:
                 _legal, _n, _own, cards, factors, n_ev, model = A._prepare(obs)
                 true = state[K.S_HAND + 1] & ~state[K.S_KNOWN + 1]
+                n_true = popcount(true)
                 late = 1 if state[K.S_STOCK_SIZE] < 20 else 0
-                chance += determinizations * A.popcount(true) ** 2 / A.popcount(K.unseen_cards(obs))
+                chance += determinizations * n_true * n_true / popcount(K.unseen_cards(obs))
                 for k in range(determinizations):
                     det = A._determinization(obs, level, A.mix(g * 1000 + moves, k), cards,
                                              factors, n_ev, model)
-                    hit = A.popcount(det[K.S_HAND + 1] & true)
+                    hit = popcount(det[K.S_HAND + 1] & true)
                     right[0] += hit
-                    hidden[0] += A.popcount(true)
+                    hidden[0] += n_true
                     right[1] += hit * late
-                    hidden[1] += A.popcount(true) * late
+                    hidden[1] += n_true * late
             n = A.legal_from_obs(obs, legal)
             K.apply_action(state, A.policy(obs, legal, n, L.NORMAL, rng))
             moves += 1
@@ -287,8 +290,8 @@ def test_opponent_hand_inference(benchmark, level):
     normal, the policy master's model assumes): the information the search actually uses, to
     read against ``test_peeking_search``."""
     games = max(PAIRS // 5, 20)
-    overall, late, chance = benchmark.pedantic(_hidden_cards_guessed, args=(games, level, 64), rounds=1,
-                                       iterations=1)
+    overall, late, chance = benchmark.pedantic(_hidden_cards_guessed, args=(games, level, 64),
+                                               rounds=1, iterations=1)
     benchmark.extra_info.update(games=games, overall=overall, late=late, chance=chance)
     print(f"\n{L.NAMES[level]}: {overall:.3f} of the opponent's hidden cards guessed right "
           f"({late:.3f} with < 20 stock cards left; a uniform guess {chance:.3f}) over {games} "
