@@ -1,4 +1,5 @@
-"""Packaging: doctests of the public modules, and the message of an unbuilt tree."""
+"""Packaging: doctests of the public modules, the installed packages, and the message of an
+unbuilt tree."""
 import doctest
 import importlib
 import shutil
@@ -17,6 +18,21 @@ DOCUMENTED = ["meldmind.analysis", "meldmind.cards", "meldmind.explain", "meldmi
 def test_doctests(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_every_package_of_the_tree_is_installed():
+    """pyproject.toml lists the packages by hand (two directories make up one namespace), so a
+    subpackage missing there is missing from a non-editable install, while an editable install
+    still finds it."""
+    tomllib = pytest.importorskip("tomllib")
+    root = Path(meldmind.__file__).resolve().parents[2]
+    config = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    found = set()
+    for name, directory in config["package-dir"].items():
+        base = root / directory
+        for init in base.rglob("__init__.py"):
+            found.add(".".join((name, *init.parent.relative_to(base).parts)))
+    assert found == set(config["packages"])
 
 
 def test_import_of_an_unbuilt_tree_says_how_to_build(tmp_path):
