@@ -111,8 +111,15 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+LEVELS_HELP = "beginner, easy, normal, expert or master (aliases: kolay, zor, ...)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="meldmind", description=__doc__.split("\n")[0])
+    examples = __doc__.split("\n\n", 1)[1]
+    parser = argparse.ArgumentParser(
+        prog="meldmind", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Rummy-family card games: hand analysis, AI arenas and move hints.",
+        epilog="examples:\n" + examples)
     commands = parser.add_subparsers(dest="command", required=True)
     analyze = commands.add_parser("analyze", help="best partition of a hand into melds")
     analyze.add_argument("variant", nargs="?", choices=list(VARIANTS))
@@ -125,20 +132,22 @@ def build_parser() -> argparse.ArgumentParser:
     from .game import GAME_MODULES
     arena = commands.add_parser("arena", help="two levels on mirrored deals")
     arena.add_argument("variant", choices=list(GAME_MODULES))
-    arena.add_argument("level_a")
-    arena.add_argument("level_b")
+    arena.add_argument("level_a", help=LEVELS_HELP)
+    arena.add_argument("level_b", help="the level A plays against")
     arena.add_argument("--deals", type=int, default=1000, help="deal pairs (each played twice)")
-    arena.add_argument("--seed", type=int, default=0)
-    arena.add_argument("--processes", type=int, default=None)
-    arena.add_argument("--budget-ms", type=float, default=None, help="search time per decision")
+    arena.add_argument("--seed", type=int, default=0, help="seed of the deals and the searches")
+    arena.add_argument("--processes", type=int, default=None,
+                       help="worker processes (default: one per core)")
+    arena.add_argument("--budget-ms", type=float, default=None, help="search time per decision, in ms")
     arena.add_argument("--iterations", type=int, default=None, help="determinizations per decision")
     arena.add_argument("--json", action="store_true", help="print JSON")
     arena.set_defaults(run=_arena)
 
     hint = commands.add_parser("hint", help="suggest a move for an observation JSON on stdin")
-    hint.add_argument("--level", default="master")
-    hint.add_argument("--budget-ms", type=float, default=None)
-    hint.add_argument("--iterations", type=int, default=None)
+    hint.add_argument("--level", default="master", help=LEVELS_HELP + " (default: master)")
+    hint.add_argument("--budget-ms", type=float, default=None, help="search time, in ms")
+    hint.add_argument("--iterations", type=int, default=None,
+                      help="determinizations (with --seed: a reproducible hint)")
     hint.add_argument("--seed", type=int, default=None)
     hint.set_defaults(run=_hint)
 
