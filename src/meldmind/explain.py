@@ -15,6 +15,18 @@
 ...                         "taken": [[], [], []]}}
 >>> explain("cardverse", obs, Move(13, "discard QD"), None, ())
 'Discard QD: it fits none of your melds, and an opponent threw away QS, so it is unlikely to want it.'
+
+With the search's values (the move kept can trail the best one by a little: the search credits
+the heuristic's move against its own noise, and master may bluff):
+
+>>> from meldmind.ai import Alternative
+>>> qd, qs, d9 = Move(13, "discard QD"), Move(10, "discard QS"), Move(7, "discard 9C")
+>>> explain("cardverse", obs, qd, 12.5, (Alternative(qd, 12.5, 99), Alternative(d9, 10.25, 99)))
+'Discard QD: ... The search expects +12.50 for you, 2.25 more than discard 9C.'
+>>> explain("cardverse", obs, qd, 12.5, (Alternative(qs, 12.5, 99), Alternative(qd, 12.5, 99)))
+'Discard QD: ... The search expects +12.50 for you, as much as discard QS.'
+>>> explain("cardverse", obs, qd, 12.5, (Alternative(d9, 13.0, 99), Alternative(qd, 12.5, 99)))
+'Discard QD: ... The search expects +12.50 for you, 0.50 less than discard 9C: too close to call.'
 """
 from __future__ import annotations
 
@@ -113,8 +125,14 @@ def _value_sentence(value: float | None, alternatives: Sequence[Any], move: Move
     others = [a for a in alternatives if a.move.id != move.id]
     if not others:
         return f" The search expects {value:+.2f} for you."
-    return (f" The search expects {value:+.2f} for you, {value - others[0].value:.2f} more than "
-            f"{others[0].move.text}.")
+    gap = value - others[0].value
+    if abs(gap) < 0.005:
+        return f" The search expects {value:+.2f} for you, as much as {others[0].move.text}."
+    if gap > 0:
+        return (f" The search expects {value:+.2f} for you, {gap:.2f} more than "
+                f"{others[0].move.text}.")
+    return (f" The search expects {value:+.2f} for you, {-gap:.2f} less than "
+            f"{others[0].move.text}: too close to call.")
 
 
 def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | None,
