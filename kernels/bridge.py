@@ -38,7 +38,7 @@ def _external(name: str):
     return types.ExternalFunction(symbol, _SIGNATURES[name])
 
 
-if config.DISABLE_JIT:
+if config.DISABLE_JIT:  # type: ignore[attr-defined]  # numba sets its config at import
     deadwood = handalg.deadwood
     leftover = handalg.leftover
     rami_opening = handalg.rami_opening

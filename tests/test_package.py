@@ -35,6 +35,21 @@ def test_every_package_of_the_tree_is_installed():
     assert found == set(config["packages"])
 
 
+def test_the_package_type_checks(tmp_path):
+    """py.typed promises annotations a type checker can use: mypy passes on the package laid
+    out as it is installed (kernels/ becomes meldmind/kernels, handalg.pyi stands for the
+    compiled module)."""
+    from mypy import api
+    root = Path(meldmind.__file__).resolve().parents[2]
+    package = tmp_path / "meldmind"
+    shutil.copytree(root / "src" / "meldmind", package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(root / "kernels", package / "kernels",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.c", "*.html"))
+    out, err, status = api.run(["--ignore-missing-imports", "--cache-dir", str(tmp_path / "cache"),
+                                str(package)])
+    assert status == 0, out + err
+
+
 def test_import_of_an_unbuilt_tree_says_how_to_build(tmp_path):
     root = Path(meldmind.__file__).resolve().parents[2]
     tree = tmp_path / "meldmind"

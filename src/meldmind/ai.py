@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import secrets
 import time
 from dataclasses import dataclass
 from types import ModuleType
@@ -82,7 +83,7 @@ def _move_json(move: Move) -> dict[str, Any]:
 
 def _seed_value(seed: int | None) -> int:
     if seed is None:
-        return int(np.random.SeedSequence().entropy % (1 << 62))
+        return secrets.randbits(62)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise OptionError(f"seed must be an integer, not {seed!r}")
     return seed
@@ -97,9 +98,9 @@ def _read_observation(observation: Any) -> tuple[str, ModuleType, dict[str, Any]
     if not isinstance(observation, Mapping):
         raise MeldmindError(f"an observation is a JSON object, not {type(observation).__name__}")
     variant = observation.get("variant")
-    module = game_module(variant) if isinstance(variant, str) else None
-    if module is None:
+    if not isinstance(variant, str):
         raise MeldmindError(f"the observation names no known variant: {variant!r}")
+    module = game_module(variant)
     return variant, module, dict(observation), module.observation_array(observation)
 
 
@@ -185,8 +186,9 @@ def suggest(observation: Mapping[str, Any] | str, *, level: str = "master",
     phase = int(obs[module.KERNEL.O_PHASE])
     decision = decide(variant, level, obs, seed=seed, iterations=iterations, budget_ms=budget_ms)
     if "legal_moves" in data:
-        given = sorted(m.get("id") for m in data["legal_moves"] if isinstance(m, Mapping))
-        if given != sorted(decision.legal):
+        given = [i for m in data["legal_moves"]
+                 if isinstance(m, Mapping) and isinstance(i := m.get("id"), int)]
+        if len(given) != len(data["legal_moves"]) or sorted(given) != sorted(decision.legal):
             raise MeldmindError("the observation's legal_moves do not match its state")
 
     def move(action: int) -> Move:
@@ -194,13 +196,14 @@ def suggest(observation: Mapping[str, Any] | str, *, level: str = "master",
 
     alternatives: tuple[Alternative, ...] = ()
     value = None
-    if decision.values is not None:
-        ranked = sorted((a for a in decision.legal if decision.visits[a] > 0),
-                        key=lambda a: -decision.values[a] / decision.visits[a])
-        alternatives = tuple(Alternative(move(a), float(decision.values[a] / decision.visits[a]),
-                                         int(decision.visits[a])) for a in ranked[:ALTERNATIVES_SHOWN])
-        if decision.visits[decision.action]:
-            value = float(decision.values[decision.action] / decision.visits[decision.action])
+    values, visits = decision.values, decision.visits
+    if values is not None and visits is not None:
+        ranked = sorted((a for a in decision.legal if visits[a] > 0),
+                        key=lambda a: -values[a] / visits[a])
+        alternatives = tuple(Alternative(move(a), float(values[a] / visits[a]), int(visits[a]))
+                             for a in ranked[:ALTERNATIVES_SHOWN])
+        if visits[decision.action]:
+            value = float(values[decision.action] / visits[decision.action])
     chosen = move(decision.action)
     text = explain(variant, data, chosen, value, alternatives)
     return Suggestion(chosen, value, alternatives, text, level_name(level), decision.iterations)

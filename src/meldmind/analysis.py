@@ -162,12 +162,13 @@ def analyze_hand(variant: str, cards: str | Iterable[str], *,
         points = total & ((1 << _COUNT_SHIFT_KIROLO) - 1)
     else:
         points = total >> _COUNT_SHIFT_52
-    result = dict(melds=tuple(melds), deadwood=tuple(format_card(v, c) for c in leftover),
-                  deadwood_points=int(points), deadwood_count=len(leftover))
+    opening_points = can_open = None
     if v.name == "rami":
         opening, _, _ = _partition(v, ids, opts, opening=True)
-        result.update(opening_points=int(opening), can_open=opening >= opts["opening_threshold"])
-    return HandAnalysis(**result)
+        opening_points, can_open = int(opening), opening >= opts["opening_threshold"]
+    return HandAnalysis(melds=tuple(melds), deadwood=tuple(format_card(v, c) for c in leftover),
+                        deadwood_points=int(points), deadwood_count=len(leftover),
+                        opening_points=opening_points, can_open=can_open)
 
 
 def encode_hands(variant: str, hands: Sequence[str | Iterable[str]]) -> np.ndarray:
@@ -299,7 +300,7 @@ def layoff_targets(variant: str, hand: str | Iterable[str],
     joker_flag = 63 if v.deck == "kirolo" else 52
     query = _naturals(v, a1) | ((1 << joker_flag) if jokers else 0)
     by_bit: dict[int, int] = {}
-    joker_id = next((c for c in ids if is_joker(v, c)), None)
+    joker_id = next((c for c in ids if is_joker(v, c)), -1)   # the joker bit is set only with one
     for card in sorted(ids):
         if not is_joker(v, card) and card_bit(v, card) >= 0:
             by_bit.setdefault(card_bit(v, card), card)

@@ -98,8 +98,8 @@ def _parse_52(token: str, jokers: bool) -> int | str:
     return SUITS.index(suit) * 13 + RANKS.index(rank)
 
 
-def _parse_kirolo(token: str) -> tuple[str, int] | int:
-    """('ELEMENT', bit) for an element card without copy, an id for one with a copy, or
+def _parse_kirolo(token: str) -> int | tuple[str, int] | tuple[str, str]:
+    """An id for an element card with a copy, ('ELEMENT', bit) for one without, or
     ('ACTION', name)."""
     text = token.strip().upper()
     if text in _ACTION_SPELLINGS:
@@ -128,7 +128,8 @@ def parse_cards(variant: Variant | str, cards: str | Iterable[str]) -> list[int]
     tokens = _split(cards)
     taken: set[int] = set()
     ids: list[int] = []
-    deferred: list[tuple[int, str, object]] = []
+    # tokens naming no copy: "JK", ("ELEMENT", bit) or ("ACTION", name)
+    deferred: list[tuple[int, str, str | tuple[str, int] | tuple[str, str]]] = []
     for i, token in enumerate(tokens):
         parsed = _parse_kirolo(token) if v.deck == "kirolo" else _parse_52(token, v.deck == "52+jokers")
         if isinstance(parsed, int):
@@ -141,9 +142,10 @@ def parse_cards(variant: Variant | str, cards: str | Iterable[str]) -> list[int]
             deferred.append((i, token, parsed))
     # Tokens that name no copy take the first free copy once every explicit copy is known.
     for i, token, parsed in deferred:
-        if parsed == "JK":
-            choices: Sequence[int] = JOKER_52
-        elif parsed[0] == "ELEMENT":
+        choices: Sequence[int]
+        if isinstance(parsed, str):
+            choices = JOKER_52
+        elif isinstance(parsed[1], int):
             choices = (parsed[1], parsed[1] + KIROLO_BITS)
         else:
             first, copies, _ = KIROLO_ACTIONS[parsed[1]]

@@ -96,11 +96,12 @@ def _demo(args: argparse.Namespace) -> int:
     print(format_table(results))
     game = new_game("gin", seed=args.seed)
     while True:     # a few turns of normal play, up to a discard with some history behind it
-        observation = game.observation(game.to_move)
+        seat = game.to_move
+        assert seat is not None, "no gin hand ends within the demo's first turns"
+        observation = game.observation(seat)
         if observation["phase"] == "discard" and len(observation["history"]) >= DEMO_HISTORY:
             break
         game.play(suggest(observation, level="normal", seed=args.seed).move)
-    seat = game.to_move
     hint = suggest(observation, level="master", seed=args.seed)
     recent = ", ".join(f"seat {e['seat']} {e['move']}" + (f" {e['card']}" if "card" in e else "")
                        for e in observation["history"][-6:])

@@ -226,7 +226,7 @@ _HISTORY_FIELDS = {"discarded": KERNEL.O_DISCARDED, "declined": KERNEL.O_DECLINE
                    "taken": KERNEL.O_PICKED}
 
 
-def _read_hand_history(r: _Reader, obs: np.ndarray, n: int) -> None:
+def _read_hand_history(r: FieldReader, obs: np.ndarray, n: int) -> None:
     """``hand_history`` into ``obs``: per key, one card list per seat (``cards`` rejects a
     repeated card)."""
     history = r.get("hand_history")
@@ -281,7 +281,7 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     n = options["num_players"]
     obs = np.zeros(K.OBS_SIZE, dtype=np.int64)
     obs[K.O_PARAMS:K.O_PARAMS + K.PARAMS_SIZE] = make_params(options)
-    obs[K.O_SEAT] = seat = r.int("seat", 0, n - 1)
+    obs[K.O_SEAT] = seat = r.integer("seat", 0, n - 1)
     phase = r.get("phase")
     if phase not in PHASES:
         raise _Reader.fail(f"'phase' must be one of {PHASES}, not {phase!r}")
@@ -292,8 +292,8 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
         raise MeldmindError("cardverse observation: 'to_move' must be null exactly when the game "
                             "is over")
     obs[K.O_CURRENT] = to_move
-    obs[K.O_HAND_NO] = r.int("hand_number", 1, 10**9)
-    obs[K.O_TURN] = r.int("turn", 0, options["max_turns"])
+    obs[K.O_HAND_NO] = r.integer("hand_number", 1, 10**9)
+    obs[K.O_TURN] = r.integer("turn", 0, options["max_turns"])
     hand = r.cards("hand", r.get("hand"))
     obs[K.O_HAND] = hand_mask = sum(1 << c for c in hand)
     sizes = r.int_list("hand_sizes", r.get("hand_sizes"), n, 0, 52)
@@ -302,7 +302,7 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
                             f"hand holds {len(hand)} cards")
     obs[K.O_HAND_N:K.O_HAND_N + n] = sizes
     obs[K.O_SCORES:K.O_SCORES + n] = r.int_list("scores", r.get("scores"), n, 0, 10**12)
-    obs[K.O_STOCK_N] = stock = r.int("stock_size", 0, 52)
+    obs[K.O_STOCK_N] = stock = r.integer("stock_size", 0, 52)
     pile = r.cards("discard_pile", r.get("discard_pile"))
     obs[K.O_DISCARD_N] = len(pile)
     obs[K.O_DISCARD:K.O_DISCARD + 52] = -1

@@ -51,7 +51,7 @@ class FieldReader:
             raise cls.fail(f"{key!r} must be an integer from {lo} to {hi}, not {value!r}")
         return value
 
-    def int(self, key: str, lo: int, hi: int) -> int:
+    def integer(self, key: str, lo: int, hi: int) -> int:
         return self.int_in(key, self.get(key), lo, hi)
 
     def optional_int(self, key: str, lo: int, hi: int) -> int:
@@ -65,7 +65,7 @@ class FieldReader:
             raise cls.fail(f"{key!r} must be true or false, not {value!r}")
         return int(value)
 
-    def bool(self, key: str) -> int:
+    def flag(self, key: str) -> int:
         return self.bool_in(key, self.get(key))
 
     @classmethod

@@ -268,7 +268,7 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     obs[K.O_KNOCK_CARD] = PARAMETERS["knock_card"]
     obs[K.O_GIN_BONUS] = PARAMETERS["gin_bonus"]
     obs[K.O_UNDERCUT_BONUS] = PARAMETERS["undercut_bonus"]
-    obs[K.O_SEAT] = seat = r.int("seat", 0, 1)
+    obs[K.O_SEAT] = seat = r.integer("seat", 0, 1)
     phase = r.get("phase")
     if phase not in PHASES[1:]:
         raise _Reader.fail(f"'phase' must be one of {', '.join(PHASES[1:])}, not {phase!r}")
@@ -301,14 +301,14 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
         raise _Reader.fail(f"'discard_pile' holds at most {K.MAX_DISCARDS} cards")
     obs[K.O_DISCARD_COUNT] = len(pile)
     obs[K.O_DISCARDS:K.O_DISCARDS + len(pile)] = pile
-    obs[K.O_STOCK_SIZE] = stock = r.int("stock_size", 0, K.INITIAL_STOCK)
-    obs[K.O_UPCARD_DRAWS] = r.int("upcard_draws", 0, K.MAX_DRAW_UPCARD)
-    obs[K.O_REPEATED] = r.bool("repeated_move")
+    obs[K.O_STOCK_SIZE] = stock = r.integer("stock_size", 0, K.INITIAL_STOCK)
+    obs[K.O_UPCARD_DRAWS] = r.integer("upcard_draws", 0, K.MAX_DRAW_UPCARD)
+    obs[K.O_REPEATED] = r.flag("repeated_move")
     obs[K.O_PASSED:K.O_PASSED + 2] = [
         _Reader.bool_in(f"passed_first_upcard[{p}]", v)
         for p, v in enumerate(r.pair("passed_first_upcard", r.get("passed_first_upcard")))]
     obs[K.O_KNOCKER] = r.optional_int("knocker", 0, 1)
-    obs[K.O_FINISHED_LAYOFFS] = r.bool("finished_layoffs")
+    obs[K.O_FINISHED_LAYOFFS] = r.flag("finished_layoffs")
 
     laid = 0
     melds = r.pair("melds", r.get("melds"))
