@@ -5,6 +5,8 @@ use: ``pip install .`` (or ``make test``) builds them.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 try:
     from .kernels import handalg as _handalg  # noqa: F401
 except ImportError as error:  # pragma: no cover - exercised by a subprocess test
@@ -23,12 +25,16 @@ from .variants import VARIANTS
 
 __version__ = "0.1.0"
 
+if TYPE_CHECKING:   # type checkers see the lazy names' real signatures
+    from .ai import Alternative, Suggestion, suggest
+    from .tournament import ArenaResult, arena
+
 # The AI and the arena load numba on first use, not on `import meldmind`.
 _LAZY = {"Alternative": "ai", "Suggestion": "ai", "suggest": "ai", "ArenaResult": "tournament",
          "arena": "tournament"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
@@ -36,7 +42,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "Alternative", "ArenaResult", "Suggestion", "arena", "suggest",
-    "BatchAnalysis", "CardError", "Event", "Game", "HandAnalysis", "Move", "new_game", "IllegalMove", "LayOff", "Meld",
-    "MeldmindError", "OptionError", "VARIANTS", "analyze_batch", "analyze_hand",
-    "encode_hands", "format_card", "layoff_targets", "meld_catalog", "parse_cards",
+    "BatchAnalysis", "CardError", "Event", "Game", "HandAnalysis", "IllegalMove", "LayOff", "Meld",
+    "MeldmindError", "Move", "OptionError", "VARIANTS", "analyze_batch", "analyze_hand",
+    "encode_hands", "format_card", "layoff_targets", "meld_catalog", "new_game", "parse_cards",
 ]
