@@ -1,5 +1,6 @@
 """The Game facade over every game engine: moves in every form, IllegalMove leaves the game
-unchanged, the event log, replay JSON, observations valid against the shipped JSON Schemas."""
+unchanged, the event log, replay JSON, observations valid against the shipped JSON Schemas, and
+the examples of docs/json-protocol.md."""
 import json
 import random
 from importlib import resources
@@ -142,3 +143,32 @@ def test_json_protocol_doc_examples_are_valid():
     assert len(records) == 1 and Game.from_json(records[0]).moves == records[0]["moves"]
     moves = [b for b in blocks if isinstance(b, dict) and "id" in b and "format" not in b]
     jsonschema.validate(moves[0], _schema("move"))
+
+
+def _protocol_examples():
+    """The JSON examples of docs/json-protocol.md, in order."""
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "json-protocol.md").read_text()
+    return [json.loads(block) for block in re.findall(r"```json\n(.*?)```", text, re.S)]
+
+
+def test_the_protocol_documents_examples_are_valid():
+    """Every example of docs/json-protocol.md passes its schema and meldmind's own reader: the
+    observations are read by the game's observation reader, the move is played by its text, the
+    game record replays."""
+    from meldmind.game import game_module
+    examples = _protocol_examples()
+    kinds = [e.get("format", "move") for e in examples]
+    assert kinds == ["meldmind.observation", "meldmind.observation", "move", "meldmind.game"]
+    for example in examples[:2]:
+        _validator(example["variant"]).validate(example)
+        module = game_module(example["variant"])
+        obs = module.observation_array(example)
+        hand = sum(1 << c for c in meldmind.parse_cards(example["variant"], example["hand"]))
+        assert int(obs[module.KERNEL.O_HAND]) == hand
+    jsonschema.validate(examples[2], _schema("move"))
+    jsonschema.validate(examples[3], _schema("game"))
+    game = Game.from_json(examples[3])
+    assert game.moves == examples[3]["moves"]
+    assert json.loads(game.to_json()) == examples[3]
