@@ -139,6 +139,20 @@ def test_cli_arena_and_hint():
     assert bad.returncode == 2 and "malformed" in bad.stderr
 
 
+def test_cli_hint_lines_answers_every_line_and_survives_bad_ones():
+    game = _positions("gin", 1, seed=9)[0]
+    good = json.dumps(game.observation(game.to_move))
+    lines = [good, "{]", "", json.dumps({"variant": "gin"}), good]
+    out = subprocess.run([sys.executable, "-m", "meldmind.cli", "hint", "--lines", "--level",
+                          "expert", "--iterations", "16", "--seed", "1"],
+                         input="\n".join(lines) + "\n", capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert len(out) == 4    # the blank line gets no answer
+    first, malformed, incomplete, again = (json.loads(line) for line in out)
+    assert first["move"]["id"] in {m.id for m in game.legal_moves()} and again == first
+    assert "malformed" in malformed["error"] and "missing field" in incomplete["error"]
+
+
 def test_openspiel_adapter_plays_gin():
     pyspiel = pytest.importorskip("pyspiel")
     from meldmind.integrations.openspiel import MeldmindBot

@@ -5,6 +5,7 @@
     meldmind analyze --samples          # a few sample hands of every variant
     meldmind arena gin expert normal --deals 200 --seed 1 [--json]
     meldmind hint --level master < observation.json
+    meldmind hint --lines               # one observation per input line, one answer per line
     meldmind demo                       # short arenas on both games, then one hint
 """
 from __future__ import annotations
@@ -13,6 +14,7 @@ import argparse
 import json
 import sys
 from dataclasses import asdict
+from typing import Any
 
 from .analysis import HandAnalysis, analyze_hand
 from .errors import MeldmindError
@@ -69,10 +71,23 @@ def _arena(args: argparse.Namespace) -> int:
 
 def _hint(args: argparse.Namespace) -> int:
     from .ai import suggest
-    observation = sys.stdin.read()
-    suggestion = suggest(observation, level=args.level, budget_ms=args.budget_ms,
-                         iterations=args.iterations, seed=args.seed)
-    print(json.dumps(suggestion.to_json(), indent=2))
+
+    def answer(observation: str) -> dict[str, Any]:
+        return suggest(observation, level=args.level, budget_ms=args.budget_ms,
+                       iterations=args.iterations, seed=args.seed).to_json()
+
+    if not args.lines:
+        print(json.dumps(answer(sys.stdin.read()), indent=2))
+        return 0
+    # A server keeps one process (numba loaded once) and gets an answer line per request line;
+    # a bad request answers {"error": ...} and the process goes on.
+    for line in sys.stdin:
+        if line.strip():
+            try:
+                reply = answer(line)
+            except MeldmindError as error:
+                reply = {"error": str(error)}
+            print(json.dumps(reply), flush=True)
     return 0
 
 
@@ -150,6 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     hint.add_argument("--iterations", type=int, default=None,
                       help="determinizations (with --seed: a reproducible hint)")
     hint.add_argument("--seed", type=int, default=None)
+    hint.add_argument("--lines", action="store_true",
+                      help="JSON Lines: an observation per input line, an answer per output line")
     hint.set_defaults(run=_hint)
 
     demo = commands.add_parser("demo", help="short arenas on both games, then one hint")
