@@ -23,15 +23,17 @@ def test_doctests(name):
 def test_every_package_of_the_tree_is_installed():
     """pyproject.toml lists the packages by hand (two directories make up one namespace), so a
     subpackage missing there is missing from a non-editable install, while an editable install
-    still finds it."""
+    still finds it. Every directory counts, data-only ones (schemas) too: Python can import
+    them, and setuptools drops them from a build unless they are listed."""
     tomllib = pytest.importorskip("tomllib")
     root = Path(meldmind.__file__).resolve().parents[2]
     config = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
     found = set()
     for name, directory in config["package-dir"].items():
         base = root / directory
-        for init in base.rglob("__init__.py"):
-            found.add(".".join((name, *init.parent.relative_to(base).parts)))
+        for directory in [base, *base.rglob("*")]:
+            if directory.is_dir() and directory.name != "__pycache__":
+                found.add(".".join((name, *directory.relative_to(base).parts)))
     assert found == set(config["packages"])
 
 
