@@ -21,12 +21,17 @@ the heuristic's move against its own noise, and master may bluff):
 
 >>> from meldmind.ai import Alternative
 >>> qd, qs, d9 = Move(13, "discard QD"), Move(10, "discard QS"), Move(7, "discard 9C")
->>> explain("cardverse", obs, qd, 12.5, (Alternative(qd, 12.5, 99), Alternative(d9, 10.25, 99)))
-'Discard QD: ... The search expects +12.50 for you, 2.25 more than discard 9C.'
->>> explain("cardverse", obs, qd, 12.5, (Alternative(qs, 12.5, 99), Alternative(qd, 12.5, 99)))
-'Discard QD: ... The search expects +12.50 for you, as much as discard QS.'
->>> explain("cardverse", obs, qd, 12.5, (Alternative(d9, 13.0, 99), Alternative(qd, 12.5, 99)))
-'Discard QD: ... The search expects +12.50 for you, 0.50 less than discard 9C: too close to call.'
+>>> obs["options"] = {"target_score": 100}     # CardVerse values: shares of the target score
+>>> explain("cardverse", obs, qd, 0.125, (Alternative(qd, 0.125, 99), Alternative(d9, 0.1, 99)))
+'Discard QD: ... The search expects +12.5 points for you, 2.5 more than discard 9C.'
+>>> explain("cardverse", obs, qd, 0.125, (Alternative(qs, 0.125, 99), Alternative(qd, 0.125, 99)))
+'Discard QD: ... The search expects +12.5 points for you, as much as discard QS.'
+>>> explain("cardverse", obs, qd, 0.125, (Alternative(d9, 0.13, 99), Alternative(qd, 0.125, 99)))
+'Discard QD: ... The search expects +12.5 points for you, 0.5 less than discard 9C: too close to call.'
+>>> gin = {"variant": "gin", "seat": 0, "hand": "7C 7D 7H 2S 3S 4S 5C 5D 5H 9S AC".split()}
+>>> knock, keep = Move(55, "knock"), Move(47, "discard 9S")
+>>> explain("gin", gin, knock, 9.0, (Alternative(keep, 12.0, 64), Alternative(knock, 9.0, 64)))
+'Knock: your deadwood after the discard is 1. The search expects +9.0 points for you, 3.0 less than discard 9S, but the first knock wins most hands.'
 """
 from __future__ import annotations
 
@@ -119,20 +124,33 @@ def _draw_reason(variant: str, obs: Mapping[str, Any], take: bool) -> str:
     return f"{top} fits none of your melds"
 
 
-def _value_sentence(value: float | None, alternatives: Sequence[Any], move: Move) -> str:
+def _points_per_unit(variant: str, obs: Mapping[str, Any]) -> float:
+    """Points of one unit of the search's value: gin's values are hand points, CardVerse's are
+    shares of the target score."""
+    if variant == "cardverse":
+        return float((obs.get("options") or {}).get("target_score", 100))
+    return 1.0
+
+
+def _value_sentence(variant: str, obs: Mapping[str, Any], value: float | None,
+                    alternatives: Sequence[Any], move: Move) -> str:
     if value is None:
         return ""
+    scale = _points_per_unit(variant, obs)
+    expects = f" The search expects {value * scale:+.1f} points for you"
     others = [a for a in alternatives if a.move.id != move.id]
     if not others:
-        return f" The search expects {value:+.2f} for you."
-    gap = value - others[0].value
-    if abs(gap) < 0.005:
-        return f" The search expects {value:+.2f} for you, as much as {others[0].move.text}."
+        return expects + "."
+    gap = (value - others[0].value) * scale
+    if abs(gap) < 0.05:
+        return f"{expects}, as much as {others[0].move.text}."
     if gap > 0:
-        return (f" The search expects {value:+.2f} for you, {gap:.2f} more than "
-                f"{others[0].move.text}.")
-    return (f" The search expects {value:+.2f} for you, {-gap:.2f} less than "
-            f"{others[0].move.text}: too close to call.")
+        return f"{expects}, {gap:.1f} more than {others[0].move.text}."
+X
+        return (f"{expects}, {-gap:.1f} less than {others[0].move.text}, but the first knock wins "
+                f"most hands.")
+    # the search credits its heuristic's move against its own noise, and master may bluff
+    return f"{expects}, {-gap:.1f} less than {others[0].move.text}: too close to call."
 
 
 def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | None,
@@ -160,4 +178,4 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
         head, reason = f"Lay off {words[2]}", "it leaves your hand for free on a table meld"
     else:
         head, reason = text[0].upper() + text[1:], "it is the best move the search found"
-    return f"{head}: {reason}.{_value_sentence(value, alternatives, move)}"
+    return f"{head}: {reason}.{_value_sentence(variant, obs, value, alternatives, move)}"
