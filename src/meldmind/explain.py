@@ -146,7 +146,7 @@ def _value_sentence(variant: str, obs: Mapping[str, Any], value: float | None,
         return f"{expects}, as much as {others[0].move.text}."
     if gap > 0:
         return f"{expects}, {gap:.1f} more than {others[0].move.text}."
-X
+    if move.text == "knock":    # gin's search levels knock whenever they may (ai_gin.pick)
         return (f"{expects}, {-gap:.1f} less than {others[0].move.text}, but the first knock wins "
                 f"most hands.")
     # the search credits its heuristic's move against its own noise, and master may bluff
