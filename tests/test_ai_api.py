@@ -96,6 +96,12 @@ def test_bad_hint_input():
         suggest(game.observation(1 - game.to_move), level="easy")
     with pytest.raises(MeldmindError):
         suggest({**good, "hand": good["hand"][:-1]}, level="easy")
+    for listed in (5, None, "draw stock"):
+        with pytest.raises(MeldmindError, match="must be a list of moves"):
+            suggest({**good, "legal_moves": listed}, level="easy")
+    for listed in ([{"id": "a"}], good["legal_moves"][:-1], [m["id"] for m in good["legal_moves"]]):
+        with pytest.raises(MeldmindError, match="do not match"):
+            suggest({**good, "legal_moves": listed}, level="easy")
     assert level_name("Kolay") == "easy" and level_name("zor") == "expert"
 
 

@@ -186,9 +186,11 @@ def suggest(observation: Mapping[str, Any] | str, *, level: str = "master",
     phase = int(obs[module.KERNEL.O_PHASE])
     decision = decide(variant, level, obs, seed=seed, iterations=iterations, budget_ms=budget_ms)
     if "legal_moves" in data:
-        given = [i for m in data["legal_moves"]
-                 if isinstance(m, Mapping) and isinstance(i := m.get("id"), int)]
-        if len(given) != len(data["legal_moves"]) or sorted(given) != sorted(decision.legal):
+        listed = data["legal_moves"]
+        if not isinstance(listed, list):
+            raise MeldmindError(f"'legal_moves' must be a list of moves, not {listed!r}")
+        given = [i for m in listed if isinstance(m, Mapping) and isinstance(i := m.get("id"), int)]
+        if len(given) != len(listed) or sorted(given) != sorted(decision.legal):
             raise MeldmindError("the observation's legal_moves do not match its state")
 
     def move(action: int) -> Move:
