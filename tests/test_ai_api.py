@@ -96,6 +96,10 @@ def test_bad_hint_input():
         suggest(game.observation(1 - game.to_move), level="easy")
     with pytest.raises(MeldmindError):
         suggest({**good, "hand": good["hand"][:-1]}, level="easy")
+    for budget in ({"iterations": 0}, {"iterations": 2.5}, {"iterations": "8"},
+                   {"budget_ms": -1}, {"budget_ms": float("nan")}, {"budget_ms": "5"}):
+        with pytest.raises(OptionError, match="iterations|budget_ms"):
+            suggest(good, level="normal", **budget)
     for listed in (5, None, "draw stock"):
         with pytest.raises(MeldmindError, match="must be a list of moves"):
             suggest({**good, "legal_moves": listed}, level="easy")
@@ -103,6 +107,13 @@ def test_bad_hint_input():
         with pytest.raises(MeldmindError, match="do not match"):
             suggest({**good, "legal_moves": listed}, level="easy")
     assert level_name("Kolay") == "easy" and level_name("zor") == "expert"
+
+
+def test_arena_rejects_bad_parameters_before_playing():
+    for bad in ({"deals": 0}, {"deals": True}, {"processes": 0}, {"processes": "2"},
+                {"iterations": 0}, {"budget_ms": -5}):
+        with pytest.raises(OptionError):
+            meldmind.arena("gin", "expert", "normal", **{"deals": 1, **bad}, progress=False)
 
 
 def test_arena_smoke_and_mirroring():

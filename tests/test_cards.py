@@ -195,6 +195,14 @@ def _rejects(variant, cards, token):
     return message
 
 
+@pytest.mark.parametrize("cards", [None, 5, b"AS 2S", {"AS": 1}])
+def test_a_hand_that_is_not_cards_is_rejected(cards):
+    with pytest.raises(CardError, match="string or a list of strings"):
+        parse_cards("gin", cards)
+    with pytest.raises(CardError, match="string or a list of strings"):
+        analyze_hand("gin", cards)
+
+
 @pytest.mark.parametrize("variant", ["gin", "cardverse", "rami"])
 @pytest.mark.parametrize("token", [
     "1H",      # no rank 1

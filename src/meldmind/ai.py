@@ -115,12 +115,24 @@ class Decision:
     iterations: int
 
 
+def check_budget(iterations: int | None, budget_ms: float | None) -> None:
+    """Raises ``OptionError`` unless ``iterations`` is None or an integer of at least 1 and
+    ``budget_ms`` is None or a positive number."""
+    if iterations is not None and (not isinstance(iterations, int) or isinstance(iterations, bool)
+                                   or iterations < 1):
+        raise OptionError(f"iterations must be an integer of at least 1, not {iterations!r}")
+    if budget_ms is not None and (not isinstance(budget_ms, (int, float))
+                                  or isinstance(budget_ms, bool) or not budget_ms > 0):
+        raise OptionError(f"budget_ms must be a positive number, not {budget_ms!r}")
+
+
 def decide(variant: str, level: str, obs: np.ndarray, *, seed: int,
            iterations: int | None = None, budget_ms: float | None = None,
            allowed: set[int] | None = None) -> Decision:
     """The move of ``level`` for the seat of the observation array ``obs``; ``allowed``
     narrows the choice to a subset of the legal moves (a host with stricter rules)."""
     name = level_name(level)
+    check_budget(iterations, budget_ms)
     number = levels.NAMES.index(name)
     kernel = game_module(variant).KERNEL
     ai = ai_module(variant)
@@ -146,12 +158,8 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int,
     done = 0
     if budget_ms is None:
         done = iterations if iterations is not None else int(ai.default_iterations(number))
-        if done < 1:
-            raise OptionError(f"iterations must be at least 1, not {done}")
         ai.search(obs, number, np.int64(seed), 0, done, values, visits)
     else:
-        if budget_ms <= 0:
-            raise OptionError(f"budget_ms must be positive, not {budget_ms}")
         deadline = time.perf_counter() + budget_ms / 1000
         limit = iterations if iterations is not None else 1 << 30
         per_determinization = None

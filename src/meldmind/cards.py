@@ -18,7 +18,7 @@ meldmind.errors.CardError: duplicate card 'th' (10H)
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from .errors import CardError
 from .variants import Variant, variant_named
@@ -72,6 +72,8 @@ def format_card(variant: Variant | str, card: int) -> str:
 def _split(cards: str | Iterable[str]) -> list[str]:
     if isinstance(cards, str):
         return cards.split()
+    if not isinstance(cards, Iterable) or isinstance(cards, (bytes, Mapping)):
+        raise CardError(f"cards are a string or a list of strings, not {cards!r}")
     tokens = list(cards)
     for token in tokens:
         if not isinstance(token, str):

@@ -68,11 +68,15 @@ def _action_ids(variant: str, phase: int) -> dict[str, int]:
     return {module.action_text(a, phase).lower(): a for a in range(module.KERNEL.NUM_ACTIONS)}
 
 
-def resolve_game_options(module: ModuleType, variant: str, options: Mapping[str, Any] | None
-                         ) -> dict[str, Any]:
+def _options_dict(options: Mapping[str, Any] | None) -> dict[str, Any]:
     if options is not None and not isinstance(options, Mapping):
         raise OptionError(f"options must be a mapping, not {type(options).__name__}")
-    options = dict(options or {})
+    return dict(options or {})
+
+
+def resolve_game_options(module: ModuleType, variant: str, options: Mapping[str, Any] | None
+                         ) -> dict[str, Any]:
+    options = _options_dict(options)
     unknown = sorted(set(options) - set(module.OPTIONS))
     if unknown:
         raise OptionError(f"unknown option {unknown[0]!r} for {variant}; "
@@ -166,8 +170,12 @@ class Game:
             return int(move)
         if isinstance(move, Mapping):
             if "id" in move:
+                if not isinstance(move["id"], int) or isinstance(move["id"], bool):
+                    raise MeldmindError(f"a move's 'id' is an action id, not {move['id']!r}")
                 return self._resolve(move["id"])
             if "text" in move:
+                if not isinstance(move["text"], str):
+                    raise MeldmindError(f"a move's 'text' is a string, not {move['text']!r}")
                 return self._resolve(move["text"])
             raise MeldmindError(f"a move JSON needs an 'id' or a 'text': {dict(move)!r}")
         if isinstance(move, str):
@@ -220,6 +228,8 @@ class Game:
     @classmethod
     def from_json(cls, text: str | bytes | Mapping[str, Any]) -> "Game":
         """Rebuild a game from :meth:`to_json`; malformed JSON raises ``MeldmindError``."""
+        if not isinstance(text, (str, bytes, Mapping)):
+            raise MeldmindError(f"a game record is JSON text or a mapping, not {text!r}")
         try:
             data = json.loads(text) if isinstance(text, (str, bytes)) else dict(text)
         except json.JSONDecodeError as error:
@@ -250,7 +260,7 @@ def new_game(variant: str, *, players: int = 2, seed: int | None = None,
     ``players`` sets ``num_players`` where the game has it (gin is always two-player).
     """
     module = game_module(variant)
-    options = dict(options or {})
+    options = _options_dict(options)
     if "num_players" in module.OPTIONS:
         options.setdefault("num_players", players)
     elif players != 2:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .ai import ai_module, decide, level_name
+from .ai import ai_module, check_budget, decide, level_name
 from .errors import OptionError
 from .game import game_module, resolve_game_options
 from .kernels import levels
@@ -142,8 +142,12 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
     options = resolve_game_options(module, variant, options)
     if options.get("num_players", 2) != 2:
         raise OptionError("the arena plays two-player games")
-    if not isinstance(deals, int) or deals < 1:
+    if not isinstance(deals, int) or isinstance(deals, bool) or deals < 1:
         raise OptionError(f"deals must be a positive integer, not {deals!r}")
+    if processes is not None and (not isinstance(processes, int) or isinstance(processes, bool)
+                                  or processes < 1):
+        raise OptionError(f"processes must be a positive integer, not {processes!r}")
+    check_budget(iterations, budget_ms)
     processes = processes or os.cpu_count() or 1
     chunks = [list(range(i, min(i + _CHUNK, deals))) for i in range(0, deals, _CHUNK)]
     diffs: list[tuple[float, float]] = []
