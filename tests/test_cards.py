@@ -195,6 +195,14 @@ def _rejects(variant, cards, token):
     return message
 
 
+@pytest.mark.parametrize("options", ["ace_high", [1], 5])
+def test_options_that_are_not_a_mapping_are_rejected(options):
+    with pytest.raises(OptionError, match="mapping"):
+        analyze_hand("cardverse", "AS 2S 3S", options=options)
+    with pytest.raises(OptionError, match="mapping"):
+        analyze_batch("cardverse", encode_hands("cardverse", ["AS 2S 3S"]), options=options)
+
+
 @pytest.mark.parametrize("cards", [None, 5, b"AS 2S", {"AS": 1}])
 def test_a_hand_that_is_not_cards_is_rejected(cards):
     with pytest.raises(CardError, match="string or a list of strings"):

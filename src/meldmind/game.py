@@ -27,6 +27,7 @@ import numpy as np
 
 from .cards import format_card
 from .errors import IllegalMove, MeldmindError, OptionError
+from .variants import options_dict
 
 GAME_MODULES = {"gin": "meldmind.games.gin", "cardverse": "meldmind.games.cardverse"}
 GAME_FORMAT = "meldmind.game"
@@ -68,15 +69,9 @@ def _action_ids(variant: str, phase: int) -> dict[str, int]:
     return {module.action_text(a, phase).lower(): a for a in range(module.KERNEL.NUM_ACTIONS)}
 
 
-def _options_dict(options: Mapping[str, Any] | None) -> dict[str, Any]:
-    if options is not None and not isinstance(options, Mapping):
-        raise OptionError(f"options must be a mapping, not {type(options).__name__}")
-    return dict(options or {})
-
-
 def resolve_game_options(module: ModuleType, variant: str, options: Mapping[str, Any] | None
                          ) -> dict[str, Any]:
-    options = _options_dict(options)
+    options = options_dict(options)
     unknown = sorted(set(options) - set(module.OPTIONS))
     if unknown:
         raise OptionError(f"unknown option {unknown[0]!r} for {variant}; "
@@ -260,7 +255,7 @@ def new_game(variant: str, *, players: int = 2, seed: int | None = None,
     ``players`` sets ``num_players`` where the game has it (gin is always two-player).
     """
     module = game_module(variant)
-    options = _options_dict(options)
+    options = options_dict(options)
     if "num_players" in module.OPTIONS:
         options.setdefault("num_players", players)
     elif players != 2:

@@ -53,10 +53,17 @@ def variant_named(variant: Variant | str) -> Variant:
         ) from None
 
 
+def options_dict(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A copy of user options (None for none); anything but a mapping raises ``OptionError``."""
+    if options is not None and not isinstance(options, Mapping):
+        raise OptionError(f"options must be a mapping, not {type(options).__name__}")
+    return dict(options or {})
+
+
 def resolve_options(variant: Variant | str, options: Mapping[str, Any] | None) -> dict[str, Any]:
     """The variant's analysis options with defaults filled in; unknown or bad values raise."""
     v = variant_named(variant)
-    options = dict(options or {})
+    options = options_dict(options)
     unknown = sorted(set(options) - set(v.options))
     if unknown:
         raise OptionError(

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..cards import format_card, mask_cards, parse_cards
-from ..variants import is_bool, int_range
+from ..variants import int_range, is_bool, options_dict
 from .fields import OBS_FORMAT, OBS_VERSION, FieldReader
 from ..errors import MeldmindError, OptionError
 from ..kernels import cardverse as KERNEL
@@ -66,7 +66,7 @@ KINDS = ("group", "run")
 
 def make_params(options: Mapping[str, Any] | None = None) -> np.ndarray:
     """The kernel's parameter array from (resolved) options; missing options take defaults."""
-    options = dict(options or {})
+    options = options_dict(options)
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise OptionError(f"unknown option {unknown[0]!r} for cardverse; known: {', '.join(OPTIONS)}")

@@ -28,6 +28,7 @@ from ..cards import format_card, mask_cards, parse_cards
 from .fields import OBS_FORMAT, OBS_VERSION, FieldReader
 from ..errors import MeldmindError, OptionError
 from ..kernels import gin as KERNEL
+from ..variants import options_dict
 
 VARIANT = "gin"
 
@@ -66,7 +67,7 @@ ENDS = (None, "knock", "wall", "upcard_limit", "repeated_move")
 
 def make_params(options: Mapping[str, Any] | None = None) -> np.ndarray:
     """The kernel's parameter array; gin takes no options."""
-    options = dict(options or {})
+    options = options_dict(options)
     if options:
         raise OptionError(f"unknown option {sorted(options)[0]!r} for gin; gin has no options "
                           "(knock card 10, gin bonus 25, undercut bonus 25)")
