@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..ai import decide, level_name
+from ..ai import check_budget, decide, level_name
+from ..errors import OptionError
 from ..games import gin
 from ..kernels.rng import mix64
 
@@ -114,6 +115,9 @@ def _bot_class() -> type:
                      budget_ms: float | None = None, iterations: int | None = None,
                      seed: int | None = None):
             pyspiel.Bot.__init__(self)
+            if player_id not in (0, 1) or isinstance(player_id, bool):
+                raise OptionError(f"gin_rummy's players are 0 and 1, not {player_id!r}")
+            check_budget(iterations, budget_ms)
             self.player_id = player_id
             self.level = level_name(level)
             self.budget_ms = budget_ms
