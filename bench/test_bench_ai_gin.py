@@ -22,7 +22,7 @@ What information is worth (docs/gin-strength.md): ``test_peeking_search[f]`` pla
 against normal on the same mirrored deals with a fraction ``f`` of the opponent's hidden cards
 revealed to the search at every decision; ``test_opponent_hand_inference[level]`` measures how
 much of the hidden hand the search's own samples get right (``MELDMIND_STRENGTH_PAIRS / 5``
-games, at least 20).
+games, at least 20); ``test_outcomes_expert_vs_normal`` counts who knocks and how the knocks end.
 """
 import os
 import time
@@ -140,7 +140,7 @@ def test_playouts_per_second(benchmark):
         benchmark.extra_info["playouts_per_s"] = playouts / benchmark.stats.stats.median
 
 
-# ---- strength --------------------------------------------------------------------------------------
+# ---- strength ------------------------------------------------------------------------------------
 def _rate(wins, losses):
     """Win rate over decided games and its 95 % Wilson interval."""
     low, high = wilson_interval(wins, wins + losses)
@@ -297,3 +297,64 @@ def test_opponent_hand_inference(benchmark, level):
           f"({late:.3f} with < 20 stock cards left; a uniform guess {chance:.3f}) over {games} "
           f"games")
     assert chance < overall < 1.0
+
+
+# outcome categories of ``_outcomes``: who knocked (A = the first level) and how it ended
+OUTCOMES = ("A gin", "A knock won", "A knock tied", "A undercut", "B gin", "B knock won",
+            "B knock tied", "B undercut", "no knock")
+
+
+@numba.njit(parallel=True)
+def _outcomes(deals, level_a, level_b, iterations_a, iterations_b, counts):
+    """Mirrored pairs of ``level_a`` against ``level_b``; ``counts[t]`` gets game ``t``'s
+    category in ``OUTCOMES``."""
+    for t in numba.prange(2 * deals.shape[0]):
+        seat_a = t % 2
+        state = K.new_state(PARAMS, deals[t // 2])
+        obs = np.empty(K.OBS_SIZE, dtype=np.int64)
+        legal = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+        rng = np.zeros(1, dtype=np.int64)
+        moves = 0
+        while state[K.S_PHASE] != K.PH_GAME_OVER:
+            p = state[K.S_CURRENT]
+            K.observe(state, p, obs)
+            n = A.legal_from_obs(obs, legal)
+            level, iterations = (level_a, iterations_a) if p == seat_a else (level_b, iterations_b)
+            K.apply_action(state, A.decide(obs, legal, n, level, iterations,
+                                           A.mix(A.mix(t, moves), p), rng))
+            moves += 1
+        if state[K.S_END] != K.END_KNOCK:
+            counts[t] = 8
+            continue
+        knocker = state[K.S_KNOCKER]
+        r = np.empty(2, dtype=np.float64)
+        K.returns(state, r)
+        kind = 0 if state[K.S_DEADWOOD + knocker] == 0 else (
+            1 if r[knocker] > 0 else (2 if r[knocker] == 0 else 3))
+        counts[t] = kind + (0 if knocker == seat_a else 4)
+
+
+@pytest.mark.benchmark(group="gin-ai-strength")
+def test_outcomes_expert_vs_normal(benchmark):
+    """How expert's games against normal end: who knocks first, how often a knock is undercut
+    or tied, how often it is gin (docs/gin-strength.md)."""
+    expert, _ = _budgets()
+    deals = np.arange(PAIRS, dtype=np.int64) * 7919 + 34 * 1_000_003
+    counts = np.zeros(2 * PAIRS, dtype=np.int64)
+    benchmark.pedantic(_outcomes, args=(deals, L.EXPERT, L.NORMAL, expert, 0, counts), rounds=1,
+                       iterations=1)
+    table = {name: int((counts == i).sum()) for i, name in enumerate(OUTCOMES)}
+    benchmark.extra_info.update(pairs=PAIRS, **table)
+    games = 2 * PAIRS
+    endings = ("gin", "knock won", "knock tied", "undercut")
+    knocks = {seat: sum(table[f"{seat} {kind}"] for kind in endings) for seat in "AB"}
+
+    def share(seat, kind):
+        return f"{table[f'{seat} {kind}'] / max(knocks[seat], 1):.1%}"
+
+    print(f"\nexpert({expert}) vs normal, {games} games: expert knocks in "
+          f"{knocks['A'] / games:.1%}, normal in {knocks['B'] / games:.1%}; expert's knocks "
+          f"{share('A', 'gin')} gin, {share('A', 'undercut')} undercut, "
+          f"{share('A', 'knock tied')} tied; normal's {share('B', 'gin')} gin, "
+          f"{share('B', 'undercut')} undercut; {table}")
+    assert sum(table.values()) == games
