@@ -29,6 +29,7 @@ from .explain import explain
 from .game import Move, game_module
 from .kernels import levels
 from .kernels.rng import mix64
+from .variants import is_positive_int
 
 LEVEL_ALIASES = {
     "kolay": "easy", "zor": "expert", "hard": "expert",
@@ -118,8 +119,7 @@ class Decision:
 def check_budget(iterations: int | None, budget_ms: float | None) -> None:
     """Raises ``OptionError`` unless ``iterations`` is None or an integer of at least 1 and
     ``budget_ms`` is None or a positive number."""
-    if iterations is not None and (not isinstance(iterations, int) or isinstance(iterations, bool)
-                                   or iterations < 1):
+    if iterations is not None and not is_positive_int(iterations):
         raise OptionError(f"iterations must be an integer of at least 1, not {iterations!r}")
     if budget_ms is not None and (not isinstance(budget_ms, (int, float))
                                   or isinstance(budget_ms, bool) or not budget_ms > 0):

@@ -24,6 +24,7 @@ from .errors import OptionError
 from .game import game_module, resolve_game_options
 from .kernels import levels
 from .kernels.rng import mix64
+from .variants import is_positive_int
 
 Z95 = 1.959963984540054
 _CHUNK = 8   # deals per task sent to a worker process
@@ -142,10 +143,9 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
     options = resolve_game_options(module, variant, options)
     if options.get("num_players", 2) != 2:
         raise OptionError("the arena plays two-player games")
-    if not isinstance(deals, int) or isinstance(deals, bool) or deals < 1:
+    if not is_positive_int(deals):
         raise OptionError(f"deals must be a positive integer, not {deals!r}")
-    if processes is not None and (not isinstance(processes, int) or isinstance(processes, bool)
-                                  or processes < 1):
+    if processes is not None and not is_positive_int(processes):
         raise OptionError(f"processes must be a positive integer, not {processes!r}")
     check_budget(iterations, budget_ms)
     processes = processes or os.cpu_count() or 1

@@ -1,6 +1,7 @@
 """The variants meldmind knows and the options the hand analysis accepts for each."""
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -24,6 +25,9 @@ def int_range(lo: int, hi: int):
         return isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
     check.__doc__ = f"an integer from {lo} to {hi}"
     return check
+
+
+is_positive_int = int_range(1, sys.maxsize)   # counts: deals, processes, iterations
 
 
 is_bool.__doc__ = "true or false"
