@@ -1,6 +1,7 @@
 """The hint engine and the arena through the public API: legal suggestions, reproducibility,
 no information leak through suggest, the time budget, the CLI and the OpenSpiel adapter."""
 import json
+import os
 import random
 import subprocess
 import sys
@@ -154,6 +155,35 @@ def test_cli_arena_and_hint():
     bad = subprocess.run([sys.executable, "-m", "meldmind.cli", "hint"], input="{]",
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "malformed" in bad.stderr
+
+
+CONCURRENT_HINTS = """
+import json, threading, meldmind
+games = [meldmind.new_game(v, seed=s) for v in ("gin", "cardverse") for s in range(3)]
+obs = [g.observation(g.to_move) for g in games]
+alone = [meldmind.suggest(o, level="master", iterations=64, seed=1).move.id for o in obs]
+together = [[] for _ in obs]
+def ask(i):
+    for _ in range(3):
+        together[i].append(meldmind.suggest(obs[i], level="master", iterations=64, seed=1).move.id)
+threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(obs))]
+for t in threads: t.start()
+for t in threads: t.join()
+print(json.dumps([alone, together]))
+"""
+
+
+def test_hints_from_many_threads_under_every_threading_layer():
+    """A server may ask for hints from several threads at once. numba's workqueue layer (its
+    fallback without OpenMP or TBB) kills the process on concurrent parallel kernels unless
+    meldmind serializes them; the answers are those of the same hints asked one at a time."""
+    for layer in ("workqueue", "default"):
+        env = {**os.environ, "NUMBA_THREADING_LAYER": layer}
+        result = subprocess.run([sys.executable, "-c", CONCURRENT_HINTS], env=env,
+                                capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stderr
+        alone, together = json.loads(result.stdout)
+        assert together == [[move] * 3 for move in alone]
 
 
 def test_cli_hint_lines_answers_every_line_and_survives_bad_ones():

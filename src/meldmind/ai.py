@@ -14,14 +14,17 @@ True
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import secrets
+import threading
 import time
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Mapping
 
+import numba
 import numpy as np
 
 from .errors import MeldmindError, OptionError
@@ -126,6 +129,23 @@ def check_budget(iterations: int | None, budget_ms: float | None) -> None:
         raise OptionError(f"budget_ms must be a positive number, not {budget_ms!r}")
 
 
+_WORKQUEUE_LOCK = threading.Lock()
+
+
+def _search(ai: ModuleType, obs: np.ndarray, number: int, seed: int, first: int, count: int,
+            values: np.ndarray, visits: np.ndarray) -> None:
+    """``ai.search``, a parallel kernel. numba's workqueue threading layer, its fallback when
+    neither OpenMP nor TBB is installed, aborts the process when two threads run parallel
+    kernels at once, so there the searches of concurrent callers (a server's threads) take
+    turns; the other layers are threadsafe."""
+    try:
+        unsafe = numba.threading_layer() == "workqueue"
+    except ValueError:      # no parallel kernel has run yet, so no layer is chosen
+        unsafe = True
+    with _WORKQUEUE_LOCK if unsafe else contextlib.nullcontext():
+        ai.search(obs, number, np.int64(seed), first, count, values, visits)
+
+
 def decide(variant: str, level: str, obs: np.ndarray, *, seed: int,
            iterations: int | None = None, budget_ms: float | None = None,
            allowed: set[int] | None = None) -> Decision:
@@ -158,7 +178,7 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int,
     done = 0
     if budget_ms is None:
         done = iterations if iterations is not None else int(ai.default_iterations(number))
-        ai.search(obs, number, np.int64(seed), 0, done, values, visits)
+        _search(ai, obs, number, seed, 0, done, values, visits)
     else:
         deadline = time.perf_counter() + budget_ms / 1000
         limit = iterations if iterations is not None else 1 << 30
@@ -172,7 +192,7 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int,
                 if count < 1:
                     break
             started = time.perf_counter()
-            ai.search(obs, number, np.int64(seed), done, count, values, visits)
+            _search(ai, obs, number, seed, done, count, values, visits)
             done += count
             per_determinization = (time.perf_counter() - started) / count
     action = int(ai.pick(obs, values, visits, buffer, n, number, np.int64(seed)))
