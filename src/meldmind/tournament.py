@@ -134,7 +134,8 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
     """Play ``deals`` mirrored deal pairs of ``level_a`` against ``level_b`` (two seats).
 
     Search levels use ``iterations`` determinizations per decision, or ``budget_ms`` per
-    decision, or their default budget. ``processes`` defaults to the machine's cores.
+    decision, or their default budget. ``processes`` defaults to the machine's cores; they are
+    spawned, so a script calls ``arena`` under ``if __name__ == "__main__":``.
     """
     import time
 
