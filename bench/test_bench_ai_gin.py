@@ -305,24 +305,17 @@ OUTCOMES = ("A gin", "A knock won", "A knock tied", "A undercut", "B gin", "B kn
 
 
 @numba.njit(parallel=True)
-def _outcomes(deals, level_a, level_b, iterations_a, iterations_b, counts):
-    """Mirrored pairs of ``level_a`` against ``level_b``; ``counts[t]`` gets game ``t``'s
-    category in ``OUTCOMES``."""
+def _outcomes(deals, level_a, level_b, iterations_a, iterations_b, ai_seed, counts):
+    """Mirrored pairs of ``level_a`` against ``level_b``, the games of ``play_mirrored`` with
+    the same arguments; ``counts[t]`` gets game ``t``'s category in ``OUTCOMES``."""
     for t in numba.prange(2 * deals.shape[0]):
         seat_a = t % 2
+        levels = np.empty(2, dtype=np.int64)
+        iterations = np.empty(2, dtype=np.int64)
+        levels[seat_a], levels[1 - seat_a] = level_a, level_b
+        iterations[seat_a], iterations[1 - seat_a] = iterations_a, iterations_b
         state = K.new_state(PARAMS, deals[t // 2])
-        obs = np.empty(K.OBS_SIZE, dtype=np.int64)
-        legal = np.empty(K.NUM_ACTIONS, dtype=np.int64)
-        rng = np.zeros(1, dtype=np.int64)
-        moves = 0
-        while state[K.S_PHASE] != K.PH_GAME_OVER:
-            p = state[K.S_CURRENT]
-            K.observe(state, p, obs)
-            n = A.legal_from_obs(obs, legal)
-            level, iterations = (level_a, iterations_a) if p == seat_a else (level_b, iterations_b)
-            K.apply_action(state, A.decide(obs, legal, n, level, iterations,
-                                           A.mix(A.mix(t, moves), p), rng))
-            moves += 1
+        A.play_out(state, levels, iterations, A.mix(ai_seed, t))
         if state[K.S_END] != K.END_KNOCK:
             counts[t] = 8
             continue
@@ -339,10 +332,11 @@ def test_outcomes_expert_vs_normal(benchmark):
     """How expert's games against normal end: who knocks first, how often a knock is undercut
     or tied, how often it is gin (docs/gin-strength.md)."""
     expert, _ = _budgets()
-    deals = np.arange(PAIRS, dtype=np.int64) * 7919 + 34 * 1_000_003
+    seed = L.EXPERT * 10 + L.NORMAL     # the deals and AI seeds of test_strength[expert>normal]
+    deals = np.arange(PAIRS, dtype=np.int64) * 7919 + seed * 1_000_003
     counts = np.zeros(2 * PAIRS, dtype=np.int64)
-    benchmark.pedantic(_outcomes, args=(deals, L.EXPERT, L.NORMAL, expert, 0, counts), rounds=1,
-                       iterations=1)
+    benchmark.pedantic(_outcomes, args=(deals, L.EXPERT, L.NORMAL, expert, 0, np.int64(seed),
+                                        counts), rounds=1, iterations=1)
     table = {name: int((counts == i).sum()) for i, name in enumerate(OUTCOMES)}
     benchmark.extra_info.update(pairs=PAIRS, **table)
     games = 2 * PAIRS

@@ -1148,6 +1148,14 @@ def play_game(params, deal_seed, levels, iterations, ai_seed, out_returns):
     determinizations per decision, serial search), every decision made from
     ``observe(state, seat)`` only. Writes the returns; returns the number of moves."""
     state = G.new_state(params, deal_seed)
+    moves = play_out(state, levels, iterations, ai_seed)
+    G.returns(state, out_returns)
+    return moves
+
+
+@njit(cache=True)
+def play_out(state, levels, iterations, ai_seed):
+    """``play_game``'s loop: plays ``state`` to the end in place; returns the number of moves."""
     obs = np.empty(G.OBS_SIZE, dtype=np.int64)
     legal = np.empty(G.NUM_ACTIONS, dtype=np.int64)
     rng = np.empty(1, dtype=np.int64)
@@ -1160,7 +1168,6 @@ def play_game(params, deal_seed, levels, iterations, ai_seed, out_returns):
         a = decide(obs, legal, n, levels[p], iterations[p], mix(mix(ai_seed, moves), p), rng)
         G.apply_action(state, a)
         moves += 1
-    G.returns(state, out_returns)
     return moves
 
 

@@ -148,4 +148,3 @@ def test_json_protocol_doc_examples_are_valid():
     assert json.loads(Game.from_json(records[0]).to_json()) == records[0]
     moves = [b for b in blocks if isinstance(b, dict) and "id" in b and "format" not in b]
     jsonschema.validate(moves[0], _schema("move"))
-
