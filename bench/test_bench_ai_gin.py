@@ -20,7 +20,8 @@ pairs up the test asserts RULES.md §6: the lower bound of the interval is above
 
 What information is worth (docs/gin-strength.md): ``test_peeking_search[f]`` plays expert
 against normal on the same mirrored deals with a fraction ``f`` of the opponent's hidden cards
-revealed to the search at every decision; ``test_opponent_hand_inference[level]`` measures how
+revealed to the search at every decision, and ``test_knock_oracle`` lets it knock only when the
+true state says the knock wins; ``test_opponent_hand_inference[level]`` measures how
 much of the hidden hand the search's own samples get right (``MELDMIND_STRENGTH_PAIRS / 5``
 games, at least 20); ``test_outcomes_expert_vs_normal`` counts who knocks and how the knocks end.
 """
@@ -185,21 +186,25 @@ def test_strength(benchmark, upper, lower):
 
 # ---- the value of information: a search that peeks ----------------------------------------------
 @numba.njit
-def _peeking_game(deal_seed, peeker, iterations, revealed, ai_seed):
+def _peeking_game(deal_seed, peeker, iterations, revealed, knock_oracle, ai_seed):
     """One game: seat ``peeker`` plays expert's search on an observation that marks a part of
     the opponent's hidden hand as known (at each decision every hidden card with probability
     ``revealed``; at 1 the whole hand, so every determinization holds the true hand and only
-    the stock is sampled), the other seat plays normal. Returns the peeker's return."""
+    the stock is sampled), the other seat plays normal. With ``knock_oracle`` the peeker knocks
+    only when the true state says the knock wins (its end phases played as in a playout),
+    otherwise it plays its search's best other move. Returns the peeker's return."""
     state = K.new_state(PARAMS, deal_seed)
     obs = np.empty(K.OBS_SIZE, dtype=np.int64)
     legal = np.empty(K.NUM_ACTIONS, dtype=np.int64)
     rng = np.zeros(1, dtype=np.int64)
     reveal_rng = np.zeros(1, dtype=np.int64)
+    cache = np.empty(6, dtype=np.int64)
     seed_slot(reveal_rng, 0, A.mix(ai_seed, 0x9EE))
     moves = 0
     while state[K.S_PHASE] != K.PH_GAME_OVER:
         p = state[K.S_CURRENT]
         K.observe(state, p, obs)
+        n = A.legal_from_obs(obs, legal)
         level = L.NORMAL
         if p == peeker:
             hidden = state[K.S_HAND + 1 - p] & ~obs[K.O_KNOWN + 1 - p]
@@ -209,7 +214,12 @@ def _peeking_game(deal_seed, peeker, iterations, revealed, ai_seed):
                     obs[K.O_KNOWN + 1 - p] |= low
                 hidden ^= low
             level = L.EXPERT
-        n = A.legal_from_obs(obs, legal)
+            if knock_oracle and state[K.S_PHASE] == K.PH_DISCARD and (legal[:n] == K.KNOCK).any():
+                world = state.copy()
+                K.apply_action(world, K.KNOCK)
+                cache[:] = -1
+                if A.rollout(world, p, A.POL_EASY, A.POL_EASY, cache, A._pile_mask(world)) <= 0:
+                    n = _without(legal, n, K.KNOCK)
         a = A.decide(obs, legal, n, level, iterations, A.mix(ai_seed, moves), rng)
         K.apply_action(state, a)
         moves += 1
@@ -218,13 +228,43 @@ def _peeking_game(deal_seed, peeker, iterations, revealed, ai_seed):
     return r[peeker]
 
 
+@numba.njit
+def _without(legal, n, move):
+    """Removes ``move`` from the first ``n`` entries of ``legal``; returns the new count."""
+    m = 0
+    for j in range(n):
+        if legal[j] != move:
+            legal[m] = legal[j]
+            m += 1
+    return m
+
+
 @numba.njit(parallel=True)
-def _peeking_games(deals, iterations, revealed, out):
+def _peeking_games(deals, iterations, revealed, knock_oracle, out):
     """``_peeking_game`` on mirrored pairs: ``out[i, s]`` is the peeker's return on deal ``i``
     in seat ``s``."""
     for t in numba.prange(2 * deals.shape[0]):
         out[t // 2, t % 2] = _peeking_game(deals[t // 2], t % 2, iterations, revealed,
-                                           np.int64(t))
+                                           knock_oracle, np.int64(t))
+
+
+def _peeking_run(benchmark, revealed, knock_oracle):
+    """Expert (peeking as asked) against normal on the peeking deals; prints and records the
+    win rate."""
+    expert, _ = _budgets()
+    deals = np.arange(PAIRS, dtype=np.int64) * 7919 + 99 * 1_000_003
+    out = np.zeros((PAIRS, 2))
+    benchmark.pedantic(_peeking_games, args=(deals, expert, revealed, knock_oracle, out),
+                       rounds=1, iterations=1)
+    wins, losses = int((out > 0).sum()), int((out < 0).sum())
+    rate, low, high = _rate(wins, losses)
+    benchmark.extra_info.update(pairs=PAIRS, revealed=revealed, knock_oracle=knock_oracle,
+                                rate=rate, low=low, high=high)
+    print(f"\nexpert({expert}) seeing {revealed:.0%} of the opponent's hidden cards"
+          f"{', knocking by the true outcome' if knock_oracle else ''} vs normal: "
+          f"{rate:.3f} [{low:.3f}, {high:.3f}] over {wins + losses} decided games "
+          f"({PAIRS} deal pairs)")
+    assert wins + losses > 0
 
 
 @pytest.mark.benchmark(group="gin-ai-strength")
@@ -233,17 +273,15 @@ def test_peeking_search(benchmark, revealed):
     """What knowing the opponent's cards is worth to expert's search against normal, from
     nothing revealed (expert itself, on these deals) to the whole hand (the ceiling the strength
     targets are read against: one game is one hand and the first knock wins ~92 %)."""
-    expert, _ = _budgets()
-    deals = np.arange(PAIRS, dtype=np.int64) * 7919 + 99 * 1_000_003
-    out = np.zeros((PAIRS, 2))
-    benchmark.pedantic(_peeking_games, args=(deals, expert, revealed, out), rounds=1, iterations=1)
-    wins, losses = int((out > 0).sum()), int((out < 0).sum())
-    rate, low, high = _rate(wins, losses)
-    benchmark.extra_info.update(pairs=PAIRS, revealed=revealed, rate=rate, low=low, high=high)
-    print(f"\nexpert({expert}) seeing {revealed:.0%} of the opponent's hidden cards vs normal: "
-          f"{rate:.3f} [{low:.3f}, {high:.3f}] over {wins + losses} decided games "
-          f"({PAIRS} deal pairs)")
-    assert wins + losses > 0
+    _peeking_run(benchmark, revealed, False)
+
+
+@pytest.mark.benchmark(group="gin-ai-strength")
+def test_knock_oracle(benchmark):
+    """What the knock decision is worth: expert, seeing nothing, knocks only when knocking
+    now wins in the true state (no undercut, no loss), on the peeking deals. An upper bound on
+    any knock rule, since continuing is not checked."""
+    _peeking_run(benchmark, 0.0, True)
 
 
 @numba.njit
