@@ -16,6 +16,20 @@
 >>> explain("cardverse", obs, Move(13, "discard QD"), None, ())
 'Discard QD: it fits none of your melds, and an opponent threw away QS, so it is unlikely to want it.'
 
+Partial melds are counted among the cards outside melds, in the variant's run order (CardVerse's
+ace is high):
+
+>>> obs = {"variant": "gin", "seat": 0, "hand": "5C 5D 5H 5S 4C 9D 9H 2S 3S 4S KD".split()}
+>>> explain("gin", obs, Move(3, "discard 4C"), None, ())       # 5C is in a meld
+'Discard 4C: it fits none of your melds, and your opponent has not shown interest in fours.'
+>>> explain("gin", obs, Move(21, "discard 9D"), None, ())
+'Discard 9D: it only makes a partial meld, with 9H, and your opponent has not shown interest in nines.'
+>>> obs = {"variant": "cardverse", "seat": 0, "hand": "AS KS 2S 7D 8C".split()}
+>>> explain("cardverse", obs, Move(39, "discard AS"), None, ())
+'Discard AS: it only makes a partial meld, with KS, and your opponent has not shown interest in aces.'
+>>> explain("cardverse", obs, Move(40, "discard 2S"), None, ())
+'Discard 2S: it fits none of your melds, and your opponent has not shown interest in twos.'
+
 With the search's values (the move kept can trail the best one by a little: the search credits
 the heuristic's move against its own noise, and master may bluff):
 
@@ -38,24 +52,33 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from .analysis import analyze_hand
+from .cards import RANKS
 from .game import Move
 
 RANK_NAMES = {"A": "aces", "2": "twos", "3": "threes", "4": "fours", "5": "fives", "6": "sixes",
               "7": "sevens", "8": "eights", "9": "nines", "10": "tens", "J": "jacks",
               "Q": "queens", "K": "kings"}
-RANK_ORDER = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+# The ranks in run order: gin's ace is low, CardVerse's always high (RULES.md §4.1).
+RUN_ORDER = {"gin": RANKS, "cardverse": RANKS[1:] + RANKS[:1]}
 
 
 def _rank(card: str) -> str:
     return card[:-1]
 
 
-def _related(a: str, b: str) -> bool:
-    """Same rank, or same suit within two ranks: cards that can end up in one meld."""
+def _related(variant: str, a: str, b: str) -> bool:
+    """Same rank, or same suit within two ranks of the variant's runs: cards that can end up in
+    one meld."""
     if _rank(a) == _rank(b):
         return True
-    gap = abs(RANK_ORDER.index(_rank(a)) - RANK_ORDER.index(_rank(b)))
-    return a[-1] == b[-1] and gap <= 2
+    order = RUN_ORDER[variant]
+    return a[-1] == b[-1] and abs(order.index(_rank(a)) - order.index(_rank(b))) <= 2
+
+
+def _loose_partners(variant: str, hand: Sequence[str], card: str) -> list[str]:
+    """The cards outside the hand's melds that ``card`` could one day meld with."""
+    return [c for c in analyze_hand(variant, list(hand)).deadwood
+            if c != card and _related(variant, card, c)]
 
 
 def _opponents_cards(variant: str, obs: Mapping[str, Any]) -> list[str]:
@@ -92,17 +115,19 @@ def _top_of_discard(variant: str, obs: Mapping[str, Any]) -> str | None:
 
 def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
     hand = list(obs.get("hand", []))
+    partners = _loose_partners(variant, hand, card)
     if _melds_with(variant, hand, card):
         first = "it breaks a meld, but keeping the rest scores better"
-    elif any(_related(card, other) for other in hand if other != card):
-        first = "it is the weakest of your partial melds"
+    elif partners:
+        first = f"it only makes a partial meld, with {' '.join(partners)}"
     else:
         first = "it fits none of your melds"
     who = _opponent_word(obs)
-    takers = [c for c in _opponents_cards(variant, obs) if _related(card, c)]
+    takers = [c for c in _opponents_cards(variant, obs) if _related(variant, card, c)]
     if takers:
         return f"{first}, but {who} took {takers[0]}, which goes with it"
-    thrown = [c for c in _opponents_discards(variant, obs) if c != card and _related(card, c)]
+    thrown = [c for c in _opponents_discards(variant, obs)
+              if c != card and _related(variant, card, c)]
     if thrown:
         return f"{first}, and {who} threw away {thrown[0]}, so it is unlikely to want it"
     return f"{first}, and {who} has not shown interest in {RANK_NAMES[_rank(card)]}"
@@ -117,7 +142,7 @@ def _draw_reason(variant: str, obs: Mapping[str, Any], take: bool) -> str:
     if take:
         if melds:
             return f"it completes {' '.join(melds[0])}"
-        partners = [c for c in hand if _related(top, c)]
+        partners = _loose_partners(variant, hand + [top], top)
         return f"it builds on {' '.join(partners)}" if partners else "it lowers your deadwood"
     if melds:
         return f"{top} would complete {' '.join(melds[0])}, but the search prefers an unseen card"
