@@ -23,7 +23,8 @@ against normal on the same mirrored deals with a fraction ``f`` of the opponent'
 revealed to the search at every decision, and ``test_knock_oracle`` lets it knock only when the
 true state says the knock wins; ``test_opponent_hand_inference[level]`` measures how
 much of the hidden hand the search's own samples get right (``MELDMIND_STRENGTH_PAIRS / 5``
-games, at least 20); ``test_outcomes_expert_vs_normal`` counts who knocks and how the knocks end.
+games, at least 20); ``test_outcomes_expert_vs_normal`` counts who knocks and how the knocks end;
+``test_matches_to_100`` plays the close matches of the ladder as matches to 100 points.
 """
 import os
 import time
@@ -390,3 +391,67 @@ def test_outcomes_expert_vs_normal(benchmark):
           f"{share('A', 'knock tied')} tied; normal's {share('B', 'gin')} gin, "
           f"{share('B', 'undercut')} undercut; {table}")
     assert sum(table.values()) == games
+
+
+# ---- how a hand's edge compounds over a match ---------------------------------------------------
+MATCH_TARGET = 100
+MATCH_MAX_HANDS = 200    # a match of only drawn hands cannot run forever
+
+
+@numba.njit
+def _match(deal_seed, a_first_seat, level_a, level_b, iterations_a, iterations_b, ai_seed):
+    """One match to ``MATCH_TARGET`` points: hands of OpenSpiel's gin (hand ``k`` dealt from
+    ``mix(deal_seed, k)``), level A in seat ``a_first_seat`` of the first hand and the seats
+    swapped every hand; a hand's winner adds its points, a drawn hand scores nothing. Returns 1
+    if A wins, -1 if B wins, 0 if no one reached the target."""
+    levels = np.empty(2, dtype=np.int64)
+    iters = np.empty(2, dtype=np.int64)
+    r = np.empty(2, dtype=np.float64)
+    score_a = 0.0
+    score_b = 0.0
+    for k in range(MATCH_MAX_HANDS):
+        a = (a_first_seat + k) % 2
+        levels[a] = level_a
+        levels[1 - a] = level_b
+        iters[a] = iterations_a
+        iters[1 - a] = iterations_b
+        A.play_game(PARAMS, A.mix(deal_seed, k), levels, iters, A.mix(ai_seed, k), r)
+        score_a += max(r[a], 0.0)
+        score_b += max(r[1 - a], 0.0)
+        if score_a >= MATCH_TARGET:
+            return 1
+        if score_b >= MATCH_TARGET:
+            return -1
+    return 0
+
+
+@numba.njit(parallel=True)
+def _matches(deals, level_a, level_b, iterations_a, iterations_b, ai_seed, out):
+    """Mirrored matches: the hands of match pair ``i`` are dealt alike, A starting in seat 0 and
+    then in seat 1; ``out[i, j]`` is ``_match``'s result."""
+    for t in numba.prange(2 * deals.shape[0]):
+        out[t // 2, t % 2] = _match(deals[t // 2], t % 2, level_a, level_b, iterations_a,
+                                    iterations_b, A.mix(ai_seed, t))
+
+
+@pytest.mark.benchmark(group="gin-ai-strength")
+@pytest.mark.parametrize("upper,lower", [(L.EXPERT, L.NORMAL), (L.MASTER, L.EXPERT)],
+                         ids=["expert>normal", "master>expert"])
+def test_matches_to_100(benchmark, upper, lower):
+    """The ladder's close matches played as matches to 100 points (mirrored pairs of matches):
+    how the edge per hand compounds (docs/gin-strength.md)."""
+    expert, master = _budgets()
+    budget = {L.EXPERT: expert, L.MASTER: master}
+    seed = upper * 10 + lower
+    deals = np.arange(PAIRS, dtype=np.int64) * 7919 + seed * 1_000_003
+    out = np.zeros((PAIRS, 2), dtype=np.int64)
+    benchmark.pedantic(_matches, args=(deals, upper, lower, budget.get(upper, 0),
+                                       budget.get(lower, 0), np.int64(seed), out),
+                       rounds=1, iterations=1)
+    wins, losses = int((out > 0).sum()), int((out < 0).sum())
+    rate, low, high = _rate(wins, losses)
+    benchmark.extra_info.update(pairs=PAIRS, wins=wins, losses=losses, rate=rate, low=low,
+                                high=high)
+    print(f"\n{L.NAMES[upper]} vs {L.NAMES[lower]}, matches to {MATCH_TARGET}: {rate:.3f} "
+          f"[{low:.3f}, {high:.3f}] over {wins + losses} decided matches ({PAIRS} pairs)")
+    assert wins + losses + int((out == 0).sum()) == 2 * PAIRS
