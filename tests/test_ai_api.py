@@ -12,7 +12,7 @@ import pytest
 
 import meldmind
 from meldmind import MeldmindError, OptionError, new_game, suggest
-from meldmind.ai import level_name
+from meldmind.ai import decide, level_name
 from meldmind.game import game_module
 
 LEVELS = ["beginner", "easy", "normal", "expert", "master"]
@@ -108,6 +108,54 @@ def test_bad_hint_input():
         with pytest.raises(MeldmindError, match="do not match"):
             suggest({**good, "legal_moves": listed}, level="easy")
     assert level_name("Kolay") == "easy" and level_name("zor") == "expert"
+
+
+JUNK = [None, -1, 0, 10**12, -(10**12), 3.5, float("nan"), True, "", "XX", "AS", "JK1", "draw",
+        [], [None], ["AS", "AS"], ["99Z"], {}, {"a": 1}]
+
+
+def _corrupt(obs, rng):
+    """``obs`` with one to three random faults: a key removed, a value replaced by junk, an
+    entry of a list replaced or repeated, a field of a mapping replaced, a number shifted."""
+    bad = json.loads(json.dumps(obs))
+    for _ in range(rng.randint(1, 3)):
+        key = rng.choice(list(bad))
+        value = bad[key]
+        roll = rng.random()
+        if roll < 0.2:
+            del bad[key]
+        elif roll < 0.55 or not isinstance(value, (list, dict, int)) or not value:
+            bad[key] = rng.choice(JUNK)
+        elif isinstance(value, list):
+            i = rng.randrange(len(value))
+            value[i] = rng.choice(JUNK) if rng.random() < 0.5 else value[i]
+            value.append(value[i])
+        elif isinstance(value, dict):
+            value[rng.choice(list(value))] = rng.choice(JUNK)
+        else:
+            bad[key] = value + rng.choice([-100, -1, 1, 100])
+    return bad
+
+
+@pytest.mark.parametrize("variant", ["gin", "cardverse"])
+def test_corrupted_observations_get_a_meldmind_error_or_a_legal_move(variant):
+    """A server may send anything: a corrupted observation either raises MeldmindError or, when
+    it still reads as a position, gets one of that position's legal moves; nothing else escapes
+    (no TypeError, KeyError, IndexError, no crash in a kernel)."""
+    rng = random.Random(7)
+    games = _positions(variant, 20, seed=11)
+    refused = 0
+    for _ in range(400):
+        game = rng.choice(games)
+        bad = _corrupt(game.observation(game.to_move), rng)
+        try:
+            hint = suggest(bad, level=rng.choice(["normal", "expert"]), iterations=4, seed=1)
+        except MeldmindError:
+            refused += 1
+            continue
+        position = game_module(variant).observation_array(bad)
+        assert hint.move.id in decide(variant, "easy", position, seed=1).legal, (bad, hint.move)
+    assert refused > 200
 
 
 def test_arena_rejects_bad_parameters_before_playing():
