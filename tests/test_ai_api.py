@@ -158,6 +158,32 @@ def test_corrupted_observations_get_a_meldmind_error_or_a_legal_move(variant):
     assert refused > 200
 
 
+SEED_ENTRY_POINTS = {
+    "new_game": lambda seed: new_game("gin", seed=seed).to_json(),
+    "Game.from_json": lambda seed: meldmind.Game.from_json(
+        {"format": "meldmind.game", "version": 1, "variant": "gin", "options": {}, "seed": seed,
+         "moves": [52]}).to_json(),
+    "suggest normal": lambda seed: suggest(new_game("gin", seed=1).observation(0), level="normal",
+                                           seed=seed),
+    "suggest expert": lambda seed: suggest(new_game("gin", seed=1).observation(0), level="expert",
+                                           iterations=4, seed=seed),
+    "arena": lambda seed: meldmind.arena("gin", "normal", "easy", deals=2, seed=seed,
+                                         processes=1, progress=False).mean_score_diff,
+}
+
+
+@pytest.mark.parametrize("entry", SEED_ENTRY_POINTS)
+def test_every_int64_seed_works_and_others_are_refused(entry):
+    """Seeds are int64 in the kernels: every one of them, negative ones included, gives a
+    reproducible result; anything else is an OptionError, not an OverflowError."""
+    run = SEED_ENTRY_POINTS[entry]
+    for seed in (-(2 ** 63), -1, 0, 2 ** 63 - 1):
+        assert run(seed) == run(seed)
+    for bad in (2 ** 63, -(2 ** 63) - 1, 2 ** 70, 1.5, True, "3"):
+        with pytest.raises(OptionError, match="seed must be an integer"):
+            run(bad)
+
+
 def test_arena_rejects_bad_parameters_before_playing():
     for bad in ({"deals": 0}, {"deals": True}, {"processes": 0}, {"processes": "2"},
                 {"iterations": 0}, {"budget_ms": -5}):
@@ -258,7 +284,8 @@ def test_openspiel_adapter_plays_gin():
         returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, seed)
         assert len(returns) == 2 and returns[0] == -returns[1]
     for bad in ({"player_id": 2}, {"player_id": 0, "level": "godlike"},
-                {"player_id": 0, "iterations": 0}, {"player_id": 1, "budget_ms": -1}):
+                {"player_id": 0, "iterations": 0}, {"player_id": 1, "budget_ms": -1},
+                {"player_id": 0, "seed": 2 ** 64}):
         with pytest.raises(OptionError):
             MeldmindBot(**bad)
 

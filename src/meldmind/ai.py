@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
-import secrets
 import threading
 import time
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ from .explain import explain
 from .game import Move, game_module
 from .kernels import levels
 from .kernels.rng import mix64
-from .variants import is_positive_int
+from .variants import is_positive_int, seed_value
 
 LEVEL_ALIASES = {
     "kolay": "easy", "zor": "expert", "hard": "expert",
@@ -85,12 +84,10 @@ def _move_json(move: Move) -> dict[str, Any]:
     return {"id": move.id, "text": move.text}
 
 
-def _seed_value(seed: int | None) -> int:
-    if seed is None:
-        return secrets.randbits(62)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise OptionError(f"seed must be an integer, not {seed!r}")
-    return seed
+def derived_seed(seed: int, n: int) -> int:
+    """A seed for the ``n``-th of many draws from ``seed`` (a checked seed, any sign): a
+    scramble of both, non-negative."""
+    return int(mix64(np.uint64(seed % (1 << 64)) ^ np.uint64(n)) >> np.uint64(1))
 
 
 def _read_observation(observation: Any) -> tuple[str, ModuleType, dict[str, Any], np.ndarray]:
@@ -146,13 +143,14 @@ def _search(ai: ModuleType, obs: np.ndarray, number: int, seed: int, first: int,
         ai.search(obs, number, np.int64(seed), first, count, values, visits)
 
 
-def decide(variant: str, level: str, obs: np.ndarray, *, seed: int,
+def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
            iterations: int | None = None, budget_ms: float | None = None,
            allowed: set[int] | None = None) -> Decision:
     """The move of ``level`` for the seat of the observation array ``obs``; ``allowed``
     narrows the choice to a subset of the legal moves (a host with stricter rules)."""
     name = level_name(level)
     check_budget(iterations, budget_ms)
+    seed = seed_value(seed)
     number = levels.NAMES.index(name)
     kernel = game_module(variant).KERNEL
     ai = ai_module(variant)
@@ -171,7 +169,7 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int,
         buffer[:n] = narrowed
     if name not in SEARCH_LEVELS:
         rng = np.zeros(1, np.int64)
-        rng[0] = np.int64(mix64(np.uint64(seed)) >> np.uint64(1))
+        rng[0] = derived_seed(seed, 0)
         return Decision(int(ai.policy(obs, buffer, n, number, rng)), legal, None, None, 0)
     values = np.zeros(kernel.NUM_ACTIONS, np.float64)
     visits = np.zeros(kernel.NUM_ACTIONS, np.int64)
@@ -210,7 +208,6 @@ def suggest(observation: Mapping[str, Any] | str, *, level: str = "master",
     With a seed and ``iterations`` (no ``budget_ms``) the suggestion is reproducible.
     """
     variant, module, data, obs = _read_observation(observation)
-    seed = _seed_value(seed)
     phase = int(obs[module.KERNEL.O_PHASE])
     decision = decide(variant, level, obs, seed=seed, iterations=iterations, budget_ms=budget_ms)
     if "legal_moves" in data:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import importlib
 import json
-import secrets
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Literal, Mapping
@@ -27,7 +26,7 @@ import numpy as np
 
 from .cards import format_card
 from .errors import IllegalMove, MeldmindError, OptionError
-from .variants import options_dict
+from .variants import options_dict, seed_value
 
 GAME_MODULES = {"gin": "meldmind.games.gin", "cardverse": "meldmind.games.cardverse"}
 GAME_FORMAT = "meldmind.game"
@@ -88,14 +87,14 @@ def resolve_game_options(module: ModuleType, variant: str, options: Mapping[str,
 class Game:
     """A game in progress. Create one with :func:`new_game` or :meth:`Game.from_json`."""
 
-    def __init__(self, variant: str, *, options: Mapping[str, Any], seed: int):
+    def __init__(self, variant: str, *, options: Mapping[str, Any], seed: int | None):
         self.variant = variant
         self._module = game_module(variant)
         self._kernel = self._module.KERNEL
         self.options = resolve_game_options(self._module, variant, options)
-        self.seed = seed
+        self.seed = seed_value(seed)
         self._params = self._module.make_params(self.options)
-        self._state = self._kernel.new_state(self._params, np.int64(seed))
+        self._state = self._kernel.new_state(self._params, np.int64(self.seed))
         self._buffer = np.empty(self._kernel.NUM_ACTIONS, dtype=np.int64)
         self._moves: list[int] = []
         self.history: list[Event] = [Event("HIDDEN", None, f"deal from seed {seed}")]
@@ -234,9 +233,12 @@ class Game:
         if data.get("version") != GAME_VERSION:
             raise MeldmindError(f"unsupported game version {data.get('version')!r}; this "
                                 f"meldmind reads version {GAME_VERSION}")
-        for key, kind in (("variant", str), ("seed", int), ("moves", list), ("options", dict)):
+        for key, kind, word in (("variant", str, "a string"), ("moves", list, "a list"),
+                                ("options", dict, "an object")):
             if not isinstance(data.get(key), kind):
-                raise MeldmindError(f"game JSON field {key!r} must be a {kind.__name__}")
+                raise MeldmindError(f"game JSON field {key!r} must be {word}")
+        if data.get("seed") is None:     # the seed itself is checked like any other
+            raise MeldmindError("game JSON field 'seed' is missing")
         game = cls(data["variant"], options=data["options"], seed=data["seed"])
         for i, move in enumerate(data["moves"]):
             if not isinstance(move, int) or isinstance(move, bool):
@@ -260,8 +262,4 @@ def new_game(variant: str, *, players: int = 2, seed: int | None = None,
         options.setdefault("num_players", players)
     elif players != 2:
         raise OptionError(f"{variant} is a two-player game, not {players}-player")
-    if seed is None:
-        seed = secrets.randbits(63)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise OptionError(f"seed must be an integer, not {seed!r}")
     return Game(variant, options=options, seed=seed)

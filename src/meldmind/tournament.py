@@ -19,12 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from .ai import ai_module, check_budget, decide, level_name
+from .ai import ai_module, check_budget, decide, derived_seed, level_name
 from .errors import OptionError
 from .game import game_module, resolve_game_options
 from .kernels import levels
-from .kernels.rng import mix64
-from .variants import is_positive_int
+from .variants import is_positive_int, seed_value
 
 Z95 = 1.959963984540054
 _CHUNK = 8   # deals per task sent to a worker process
@@ -77,7 +76,7 @@ def elo_difference(win_rate: float) -> float | None:
 
 
 def _deal_seed(seed: int, deal: int) -> int:
-    return int(mix64(np.uint64(seed) ^ np.uint64(deal * 2 + 1)) >> np.uint64(1))
+    return derived_seed(seed, deal * 2 + 1)
 
 
 def _play(variant: str, options: dict, deal_seed: int, seat_levels: tuple[str, ...],
@@ -149,6 +148,7 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
     if processes is not None and not is_positive_int(processes):
         raise OptionError(f"processes must be a positive integer, not {processes!r}")
     check_budget(iterations, budget_ms)
+    seed = seed_value(seed)
     processes = processes or os.cpu_count() or 1
     chunks = [list(range(i, min(i + _CHUNK, deals))) for i in range(0, deals, _CHUNK)]
     diffs: list[tuple[float, float]] = []

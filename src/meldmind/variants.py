@@ -1,6 +1,7 @@
 """The variants meldmind knows and the options the hand analysis accepts for each."""
 from __future__ import annotations
 
+import secrets
 import sys
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -31,6 +32,25 @@ is_positive_int = int_range(1, sys.maxsize)   # counts: deals, processes, iterat
 
 
 is_bool.__doc__ = "true or false"
+
+SEED_LOW, SEED_HIGH = -(1 << 63), (1 << 63) - 1    # the kernels take seeds as int64
+
+
+def seed_value(seed: Any) -> int:
+    """``seed`` checked, or a fresh random seed for None.
+
+    >>> seed_value(7), 0 <= seed_value(None) <= SEED_HIGH
+    (7, True)
+    >>> seed_value(2 ** 63)
+    Traceback (most recent call last):
+    ...
+    meldmind.errors.OptionError: seed must be an integer from -2**63 to 2**63 - 1, not 9223372036854775808
+    """
+    if seed is None:
+        return secrets.randbits(62)
+    if not isinstance(seed, int) or isinstance(seed, bool) or not SEED_LOW <= seed <= SEED_HIGH:
+        raise OptionError(f"seed must be an integer from -2**63 to 2**63 - 1, not {seed!r}")
+    return seed
 
 VARIANTS: dict[str, Variant] = {
     v.name: v

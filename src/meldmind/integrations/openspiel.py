@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ..ai import check_budget, decide, level_name
+from ..ai import check_budget, decide, derived_seed, level_name
 from ..errors import OptionError
 from ..games import gin
-from ..kernels.rng import mix64
+from ..variants import seed_value
 
 K = gin.KERNEL
 CHANCE_PLAYER = -1
@@ -122,7 +122,7 @@ def _bot_class() -> type:
             self.level = level_name(level)
             self.budget_ms = budget_ms
             self.iterations = iterations
-            self.seed = 0 if seed is None else seed
+            self.seed = 0 if seed is None else seed_value(seed)
 
         def restart_at(self, state: Any) -> None:
             pass
@@ -135,7 +135,7 @@ def _bot_class() -> type:
             # OpenSpiel may refuse a knock that meldmind's exact deadwood allows: choose
             # among the moves both engines accept
             allowed = {from_openspiel_action(a) for a in state.legal_actions(self.player_id)}
-            seed = int(mix64(np.uint64(self.seed) ^ np.uint64(len(state.history()))) >> np.uint64(1))
+            seed = derived_seed(self.seed, len(state.history()))
             decision = decide("gin", self.level, obs, seed=seed, iterations=self.iterations,
                               budget_ms=self.budget_ms, allowed=allowed)
             return to_openspiel_action(decision.action)
