@@ -438,6 +438,27 @@ def test_batch_rejects_joker_bits_without_jokers(variant, bit):
         analyze_batch(variant, encoded)
 
 
+@pytest.mark.parametrize("call, message", [
+    (lambda: encode_hands("gin", 5), "list of hands"),
+    (lambda: encode_hands("gin", "AS 2S 3S"), "list of hands"),
+    (lambda: analyze_batch("gin", ["AS 2S 3S"]), "integer masks"),
+    (lambda: analyze_batch("gin", [3.5]), "integer masks"),
+    (lambda: analyze_batch("gin", [-1]), "integer masks"),
+    (lambda: analyze_batch("gin", [2 ** 70]), "integer masks"),
+    (lambda: analyze_batch("kirolo", [[1, 2, 0], [3]]), "integer masks"),
+    (lambda: layoff_targets("gin", "4S", 5), "list of melds"),
+    (lambda: layoff_targets("gin", "4S", "AS 2S 3S"), "list of melds"),
+    (lambda: layoff_targets("gin", "4S", [5]), "not 5"),
+    (lambda: meldmind.new_game("gin", players=np.array([2, 2])), "players"),
+    (lambda: meldmind.new_game("cardverse", players="3"), "players"),
+])
+def test_arguments_of_the_wrong_shape_get_a_meldmind_error(call, message):
+    """Not a TypeError, ValueError or OverflowError from deep inside (a float silently
+    truncated to a mask before)."""
+    with pytest.raises(MeldmindError, match=message):
+        call()
+
+
 @pytest.mark.parametrize("bit", [54, 60, 63])
 def test_regression_rami_batch_rejects_bits_above_the_jokers(bit):
     # BUG (package): Rami FR hands use bits 0-53 only, but analyze_batch accepts any higher bit

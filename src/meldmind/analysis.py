@@ -176,6 +176,9 @@ def encode_hands(variant: str, hands: Sequence[str | Iterable[str]]) -> np.ndarr
     variants (Rami FR jokers at bits 52-53), an ``(n, 3)`` array of ``(a1, a2, jokers)`` for
     KIROLO."""
     v = variant_named(variant)
+    if isinstance(hands, (str, bytes)) or not isinstance(hands, Iterable):
+        raise MeldmindError(f"hands is a list of hands (each a string or a list of cards), not "
+                            f"{hands!r}")
     rows = []
     for i, hand in enumerate(hands):
         try:
@@ -187,13 +190,27 @@ def encode_hands(variant: str, hands: Sequence[str | Iterable[str]]) -> np.ndarr
     return np.array([a1 for a1, _, _ in rows], dtype=np.uint64)
 
 
+def _hand_masks(variant: Variant, encoded: Any) -> np.ndarray:
+    """``encoded`` as a contiguous uint64 array, if it holds non-negative integers only."""
+    try:
+        array = np.asarray(encoded)
+        masks = array.size == 0 or array.dtype.kind == "u" or (
+            array.dtype.kind == "i" and not np.any(array < 0))
+    except (TypeError, ValueError):     # ragged or foreign objects
+        masks = False
+    if not masks:
+        raise MeldmindError(f"{variant.name} hands for analyze_batch are non-negative integer "
+                            f"masks (use encode_hands), not {encoded!r:.80}")
+    return np.ascontiguousarray(array, dtype=np.uint64)
+
+
 def analyze_batch(variant: str, encoded: np.ndarray, *,
                   options: Mapping[str, Any] | None = None) -> BatchAnalysis:
     """Deadwood points and counts (KIROLO: unmelded value and count) of every encoded hand,
     and for ``rami`` the opening points, as int32 arrays. The loop runs without the GIL."""
     v = variant_named(variant)
     opts = resolve_options(v, options)
-    encoded = np.ascontiguousarray(encoded, dtype=np.uint64)
+    encoded = _hand_masks(v, encoded)
     if v.deck == "kirolo":
         if encoded.ndim != 2 or encoded.shape[1] != 3:
             raise MeldmindError("KIROLO hands are encoded as an (n, 3) array; use encode_hands")
@@ -259,11 +276,9 @@ class LayOff:
 def _table_meld(variant: Variant, meld: Meld | Sequence[str] | str, max_jokers_per_series: int
                 ) -> tuple[int, int, int, int]:
     """(kind, natural mask, joker_for mask, jokers) of a table meld."""
-    if isinstance(meld, Meld):
-        cards, stands = meld.cards, meld.joker_stands_for
-    else:
-        cards, stands = tuple(meld.split() if isinstance(meld, str) else meld), None
-    ids = parse_cards(variant, cards)
+    stands = meld.joker_stands_for if isinstance(meld, Meld) else None
+    ids = parse_cards(variant, meld.cards if isinstance(meld, Meld) else meld)
+    cards = [format_card(variant, c) for c in ids]
     a1, _, jokers = hand_mask(variant, ids)
     naturals = _naturals(variant, a1)
     if stands and jokers and not any("/" in text for text in stands):
@@ -304,6 +319,9 @@ def layoff_targets(variant: str, hand: str | Iterable[str],
     for card in sorted(ids):
         if not is_joker(v, card) and card_bit(v, card) >= 0:
             by_bit.setdefault(card_bit(v, card), card)
+    if isinstance(table_melds, (str, bytes, Meld)) or not isinstance(table_melds, Iterable):
+        raise MeldmindError(f"table_melds is a list of melds (each a Meld, a string or a list of "
+                            f"cards), not {table_melds!r}")
     targets = []
     for index, meld in enumerate(table_melds):
         kind, natural, joker_for, meld_jokers = _table_meld(v, meld, opts.get("max_jokers_per_series", 1))

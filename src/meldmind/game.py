@@ -26,7 +26,7 @@ import numpy as np
 
 from .cards import format_card
 from .errors import IllegalMove, MeldmindError, OptionError
-from .variants import options_dict, seed_value
+from .variants import is_positive_int, options_dict, seed_value
 
 GAME_MODULES = {"gin": "meldmind.games.gin", "cardverse": "meldmind.games.cardverse"}
 GAME_FORMAT = "meldmind.game"
@@ -258,6 +258,8 @@ def new_game(variant: str, *, players: int = 2, seed: int | None = None,
     """
     module = game_module(variant)
     options = options_dict(options)
+    if not is_positive_int(players):
+        raise OptionError(f"players must be a positive integer, not {players!r}")
     if "num_players" in module.OPTIONS:
         options.setdefault("num_players", players)
     elif players != 2:
