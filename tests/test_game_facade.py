@@ -10,6 +10,7 @@ import pytest
 
 import meldmind
 from meldmind import Game, IllegalMove, MeldmindError, OptionError, new_game
+from meldmind.game import Move
 
 VARIANTS = ["cardverse", "gin"]
 
@@ -57,7 +58,9 @@ def test_illegal_move_names_the_reason_and_changes_nothing(variant):
     with pytest.raises(IllegalMove) as caught:
         game.play(illegal)
     assert str(caught.value).split(":")[1].strip()
-    for bad in (-1, 10**6, "fly away", {"foo": 1}, 2.5, True, {"id": "x"}, {"text": 5}, None):
+    text = game.legal_moves()[0].text     # an id that is a text must not play it
+    for bad in (-1, 10**6, "fly away", {"foo": 1}, 2.5, True, {"id": "x"}, {"text": 5}, None,
+                {"id": text}, Move(text, text), Move("a", "b")):
         with pytest.raises(MeldmindError):
             game.play(bad)
     assert before == (game.to_json(), game.observation(0), game.observation(1), len(game.history))

@@ -159,14 +159,12 @@ class Game:
     # -- moves -------------------------------------------------------------------------------
     def _resolve(self, move: Any) -> int:
         if isinstance(move, Move):
-            return move.id
-        if isinstance(move, (int, np.integer)) and not isinstance(move, bool):
+            return _action_id(move.id)
+        if _is_action_id(move):
             return int(move)
         if isinstance(move, Mapping):
             if "id" in move:
-                if not isinstance(move["id"], int) or isinstance(move["id"], bool):
-                    raise MeldmindError(f"a move's 'id' is an action id, not {move['id']!r}")
-                return self._resolve(move["id"])
+                return _action_id(move["id"])
             if "text" in move:
                 if not isinstance(move["text"], str):
                     raise MeldmindError(f"a move's 'text' is a string, not {move['text']!r}")
@@ -248,6 +246,17 @@ class Game:
             except IllegalMove as error:
                 raise MeldmindError(f"game JSON move {i} is illegal: {error}") from None
         return game
+
+
+def _is_action_id(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _action_id(value: Any) -> int:
+    """The id of a Move or a move dict, checked: a text there would be played as a move."""
+    if not _is_action_id(value):
+        raise MeldmindError(f"a move's 'id' is an action id, not {value!r}")
+    return int(value)
 
 
 def new_game(variant: str, *, players: int = 2, seed: int | None = None,
