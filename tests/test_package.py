@@ -80,3 +80,18 @@ def test_cli_analyze(capsys):
     assert "'XX'" in capsys.readouterr().err
     assert main(["analyze", "--samples", "--json"]) == 0
     assert '"variant": "kirolo"' in capsys.readouterr().out
+    assert main(["analyze", "rami", "--samples", "--options", '{"opening_threshold": 70}']) == 0
+    out = capsys.readouterr().out
+    assert out.count("rami ") == 2 and "kirolo" not in out and "cannot open" in out
+    for bad, message in ((["rami", "5H", "--options", "{oops"], "malformed --options JSON"),
+                         (["--samples", "--options", "{}"], "name one"),
+                         (["gin", "AS", "--samples"], "not both")):
+        assert main(["analyze", *bad]) == 2
+        assert message in capsys.readouterr().err
+
+
+def test_cli_output_into_a_closed_pipe_ends_quietly():
+    """``meldmind analyze --samples | head -1``: no BrokenPipeError traceback."""
+    shell = f"'{sys.executable}' -m meldmind.cli analyze --samples | head -1"
+    done = subprocess.run(["sh", "-c", shell], capture_output=True, text=True, timeout=120)
+    assert done.stdout.startswith("gin") and "Traceback" not in done.stderr, done.stderr

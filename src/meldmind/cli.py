@@ -2,7 +2,7 @@
 
     meldmind analyze gin "AS 2S 3S 7C 7D 7H KD 9C 4H 5H"
     meldmind analyze rami 5H 6H JK1 QS KS AS 2C --json
-    meldmind analyze --samples          # a few sample hands of every variant
+    meldmind analyze --samples          # a few sample hands of every variant (or: gin --samples)
     meldmind arena gin expert normal --deals 200 --seed 1 [--json]
     meldmind hint --level master < observation.json
     meldmind hint --lines               # one observation per input line, one answer per line
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import asdict
 from typing import Any
@@ -44,15 +45,22 @@ def _describe(variant: str, hand: str, analysis: HandAnalysis) -> str:
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    options = json.loads(args.options) if args.options else None
+    try:
+        options = json.loads(args.options) if args.options else None
+    except json.JSONDecodeError as error:
+        raise MeldmindError(f"malformed --options JSON: {error}") from None
+    if args.samples and args.cards:
+        raise MeldmindError("give cards or --samples, not both")
     if args.samples:
-        jobs = [(v, h) for v, hands in SAMPLE_HANDS.items() for h in hands]
+        jobs = [(v, h) for v, hands in SAMPLE_HANDS.items() if args.variant in (None, v)
+                for h in hands]
     elif args.variant and args.cards:
         jobs = [(args.variant, " ".join(args.cards))]
     else:
         raise MeldmindError("give a variant and cards, or --samples")
-    results = [(v, h, analyze_hand(v, h, options=options if not args.samples else None))
-               for v, h in jobs]
+    if options is not None and not args.variant:
+        raise MeldmindError("--options belong to a variant: name one")
+    results = [(v, h, analyze_hand(v, h, options=options)) for v, h in jobs]
     if args.json:
         print(json.dumps([{"variant": v, "hand": h, **asdict(a)} for v, h, a in results], indent=2))
     else:
@@ -141,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("variant", nargs="?", choices=list(VARIANTS))
     analyze.add_argument("cards", nargs="*", help="cards, e.g. AS 10H QD (or one quoted string)")
     analyze.add_argument("--options", help='variant options as JSON, e.g. \'{"ace_high": true}\'')
-    analyze.add_argument("--samples", action="store_true", help="analyze sample hands of every variant")
+    analyze.add_argument("--samples", action="store_true", help="analyze sample hands of the variant (of every variant if none is named)")
     analyze.add_argument("--json", action="store_true", help="print JSON")
     analyze.set_defaults(run=_analyze)
 
@@ -182,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     except (MeldmindError, json.JSONDecodeError) as error:
         print(f"meldmind: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:     # the reader left (``| head``): stop without a traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":
