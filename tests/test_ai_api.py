@@ -95,6 +95,11 @@ def test_bad_hint_input():
         suggest({**good, "variant": "chess"}, level="easy")
     with pytest.raises(MeldmindError, match="turn"):
         suggest(game.observation(1 - game.to_move), level="easy")
+    rng = random.Random(2)
+    while not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+    with pytest.raises(MeldmindError, match="is over"):
+        suggest(game.observation(0), level="easy")
     with pytest.raises(MeldmindError):
         suggest({**good, "hand": good["hand"][:-1]}, level="easy")
     for budget in ({"iterations": 0}, {"iterations": 2.5}, {"iterations": "8"},

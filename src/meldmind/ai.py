@@ -156,6 +156,8 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
     ai = ai_module(variant)
     seat = int(obs[kernel.O_SEAT])
     state = kernel.determinize(obs, np.int64(seed))  # legal moves depend on the observation only
+    if kernel.is_terminal(state):
+        raise MeldmindError("the game of this observation is over: there is no move to make")
     if kernel.current_player(state) != seat:
         raise MeldmindError(f"it is not seat {seat}'s turn in this observation")
     buffer = np.empty(kernel.NUM_ACTIONS, np.int64)
