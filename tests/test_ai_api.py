@@ -89,8 +89,9 @@ def test_bad_hint_input():
     good = game.observation(game.to_move)
     with pytest.raises(OptionError, match="unknown level"):
         suggest(good, level="grandmaster")
-    with pytest.raises(MeldmindError, match="malformed"):
-        suggest("{oops", level="easy")
+    for text in ("{oops", b"\xff\xfe", "[" * 100_000 + "]" * 100_000):
+        with pytest.raises(MeldmindError, match="malformed observation JSON"):
+            suggest(text, level="easy")
     with pytest.raises(MeldmindError, match="chess"):
         suggest({**good, "variant": "chess"}, level="easy")
     with pytest.raises(MeldmindError, match="turn"):
@@ -268,15 +269,17 @@ def test_hints_from_many_threads_under_every_threading_layer():
 def test_cli_hint_lines_answers_every_line_and_survives_bad_ones():
     game = _positions("gin", 1, seed=9)[0]
     good = json.dumps(game.observation(game.to_move))
-    lines = [good, "{]", "", json.dumps({"variant": "gin"}), good]
+    too_deep = "[" * 100_000 + "]" * 100_000     # beyond the JSON parser's recursion limit
+    lines = [good, "{]", "", json.dumps({"variant": "gin"}), too_deep, good]
     out = subprocess.run([sys.executable, "-m", "meldmind.cli", "hint", "--lines", "--level",
                           "expert", "--iterations", "16", "--seed", "1"],
                          input="\n".join(lines) + "\n", capture_output=True, text=True,
                          check=True).stdout.splitlines()
-    assert len(out) == 4    # the blank line gets no answer
-    first, malformed, incomplete, again = (json.loads(line) for line in out)
+    assert len(out) == 5    # the blank line gets no answer
+    first, malformed, incomplete, deep, again = (json.loads(line) for line in out)
     assert first["move"]["id"] in {m.id for m in game.legal_moves()} and again == first
     assert "malformed" in malformed["error"] and "missing field" in incomplete["error"]
+    assert "malformed observation JSON" in deep["error"]
 
 
 def test_openspiel_adapter_plays_gin():

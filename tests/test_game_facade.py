@@ -83,7 +83,8 @@ def test_malformed_game_json(variant):
                   json.dumps({**good, "version": 99}), json.dumps({**good, "seed": "1"}),
                   json.dumps({**good, "moves": [10**6]}), json.dumps({**good, "moves": ["x"]}),
                   json.dumps({**good, "variant": "chess"}), json.dumps({**good, "options": {"zz": 1}})]
-    for text in bad_inputs + [None, 5, ["x"]]:
+    deep = "[" * 100_000 + "]" * 100_000
+    for text in bad_inputs + [None, 5, ["x"], b"\xff\xfe", deep, json.dumps({**good, "seed": 2**64})]:
         with pytest.raises(MeldmindError):
             Game.from_json(text)
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import json
 import threading
 import time
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from typing import Any, Mapping
 import numba
 import numpy as np
 
-from .errors import MeldmindError, OptionError
+from .errors import MeldmindError, OptionError, parse_json
 from .explain import explain
 from .game import Move, game_module
 from .kernels import levels
@@ -92,10 +91,7 @@ def derived_seed(seed: int, n: int) -> int:
 
 def _read_observation(observation: Any) -> tuple[str, ModuleType, dict[str, Any], np.ndarray]:
     if isinstance(observation, (str, bytes)):
-        try:
-            observation = json.loads(observation)
-        except json.JSONDecodeError as error:
-            raise MeldmindError(f"malformed observation JSON: {error}") from None
+        observation = parse_json(observation, "observation JSON")
     if not isinstance(observation, Mapping):
         raise MeldmindError(f"an observation is a JSON object, not {type(observation).__name__}")
     variant = observation.get("variant")

@@ -18,7 +18,7 @@ from dataclasses import asdict
 from typing import Any
 
 from .analysis import HandAnalysis, analyze_hand
-from .errors import MeldmindError
+from .errors import MeldmindError, parse_json
 from .variants import VARIANTS
 
 SAMPLE_HANDS = {
@@ -45,10 +45,7 @@ def _describe(variant: str, hand: str, analysis: HandAnalysis) -> str:
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    try:
-        options = json.loads(args.options) if args.options else None
-    except json.JSONDecodeError as error:
-        raise MeldmindError(f"malformed --options JSON: {error}") from None
+    options = parse_json(args.options, "--options JSON") if args.options else None
     if args.samples and args.cards:
         raise MeldmindError("give cards or --samples, not both")
     if args.samples:
@@ -187,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except (MeldmindError, json.JSONDecodeError) as error:
+    except MeldmindError as error:
         print(f"meldmind: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:     # the reader left (``| head``): stop without a traceback

@@ -1,4 +1,6 @@
 """The errors meldmind raises: each names what was wrong."""
+import json
+from typing import Any
 
 
 class MeldmindError(ValueError):
@@ -15,3 +17,13 @@ class OptionError(MeldmindError):
 
 class IllegalMove(MeldmindError):
     """A move that the rules forbid in this state; the state is left unchanged."""
+
+
+def parse_json(text: str | bytes, what: str) -> Any:
+    """``text`` read as JSON, or a MeldmindError saying that ``what`` is malformed: bad syntax,
+    bytes that are not UTF-8, or nesting too deep for the parser (a server reading requests
+    must survive all three)."""
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+        raise MeldmindError(f"malformed {what}: {error}") from None

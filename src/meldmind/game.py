@@ -25,7 +25,7 @@ from typing import Any, Literal, Mapping
 import numpy as np
 
 from .cards import format_card
-from .errors import IllegalMove, MeldmindError, OptionError
+from .errors import IllegalMove, MeldmindError, OptionError, parse_json
 from .variants import is_positive_int, options_dict, seed_value
 
 GAME_MODULES = {"gin": "meldmind.games.gin", "cardverse": "meldmind.games.cardverse"}
@@ -222,10 +222,7 @@ class Game:
         """Rebuild a game from :meth:`to_json`; malformed JSON raises ``MeldmindError``."""
         if not isinstance(text, (str, bytes, Mapping)):
             raise MeldmindError(f"a game record is JSON text or a mapping, not {text!r}")
-        try:
-            data = json.loads(text) if isinstance(text, (str, bytes)) else dict(text)
-        except json.JSONDecodeError as error:
-            raise MeldmindError(f"malformed game JSON: {error}") from None
+        data = parse_json(text, "game JSON") if isinstance(text, (str, bytes)) else dict(text)
         if not isinstance(data, dict) or data.get("format") != GAME_FORMAT:
             raise MeldmindError(f"not a meldmind game: expected \"format\": \"{GAME_FORMAT}\"")
         if data.get("version") != GAME_VERSION:
