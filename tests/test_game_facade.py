@@ -108,6 +108,9 @@ def test_same_seed_same_moves_same_game(variant):
     a, b = _random_game(variant, 3, 80), _random_game(variant, 3, 80)
     assert a.to_json() == b.to_json() and a.history == b.history
     assert new_game(variant, seed=4).observation(0) != new_game(variant, seed=5).observation(0)
+    unseeded = new_game(variant)        # a random seed, kept so that the game can be replayed
+    assert unseeded.history[0].text == f"deal from seed {unseeded.seed}"
+    assert Game.from_json(unseeded.to_json()).observation(0) == unseeded.observation(0)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -146,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("variant", nargs="?", choices=list(VARIANTS))
     analyze.add_argument("cards", nargs="*", help="cards, e.g. AS 10H QD (or one quoted string)")
     analyze.add_argument("--options", help='variant options as JSON, e.g. \'{"ace_high": true}\'')
-    analyze.add_argument("--samples", action="store_true", help="analyze sample hands of the variant (of every variant if none is named)")
+    analyze.add_argument("--samples", action="store_true",
+                         help="analyze sample hands of the variant (of every variant if none is named)")
     analyze.add_argument("--json", action="store_true", help="print JSON")
     analyze.set_defaults(run=_analyze)
 

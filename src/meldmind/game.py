@@ -97,7 +97,7 @@ class Game:
         self._state = self._kernel.new_state(self._params, np.int64(self.seed))
         self._buffer = np.empty(self._kernel.NUM_ACTIONS, dtype=np.int64)
         self._moves: list[int] = []
-        self.history: list[Event] = [Event("HIDDEN", None, f"deal from seed {seed}")]
+        self.history: list[Event] = [Event("HIDDEN", None, f"deal from seed {self.seed}")]
         self._log_deal()
 
     # -- state -------------------------------------------------------------------------------
@@ -236,7 +236,7 @@ class Game:
             raise MeldmindError("game JSON field 'seed' is missing")
         game = cls(data["variant"], options=data["options"], seed=data["seed"])
         for i, move in enumerate(data["moves"]):
-            if not isinstance(move, int) or isinstance(move, bool):
+            if not _is_action_id(move):
                 raise MeldmindError(f"game JSON move {i} must be an action id, not {move!r}")
             try:
                 game.play(move)
