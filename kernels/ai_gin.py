@@ -98,8 +98,12 @@ master (``search`` + ``pick``, RULES.md §6)
        age`` for every card it discarded or declined (age 0 the newest) that makes a meld with
        ``H``; and ``BETA`` per known card of the opponent in no meld of ``H`` (normal takes an
        upcard to complete a meld).
-    3. Anticipation: in the playouts the opponent plays the normal policy, as in expert's, and
-       here it is the same policy the model filtered the sampled hand by.
+    3. Anticipation: in the playouts the opponent plays easy: it races to the knock, as expert,
+       OpenSpiel's simple bot and most players do, where normal plays on for gin at low
+       deadwood. Measured on the same 1,000 deal pairs each: against expert 53.9 % with easy
+       replies, 51.9 % with normal's; against normal 56.3 % and 56.1 %. (Half of each, 52.5 %
+       and 56.9 %.) The model of 2. still filters the sampled hand by normal's discards and
+       pickups, which an easy player's resemble.
     4. Bluff (``pick``, after the expert rule): when the best move takes the upcard (which
        shows a card) and drawing from the stock or passing is within ``BLUFF_MARGIN`` points of
        mean return, the less revealing move is played with probability ``BLUFF_PROB`` (seeded
@@ -1033,6 +1037,12 @@ def _prepare(obs):
     return legal, n, own_l, cards, factors, n_ev, model
 
 
+@njit(cache=True)
+def _reply_policy(level):
+    """The opponent's policy in the level's playouts (module docstring: expert, master 3.)."""
+    return POL_EASY if level == MASTER else POL_NORMAL
+
+
 @njit(cache=True, parallel=True)
 def search(obs, level, seed, first, count, values, visits):
     """Levels 3-4: adds, for every legal move, the summed return of the observing seat over
@@ -1045,7 +1055,7 @@ def search(obs, level, seed, first, count, values, visits):
     cnt = np.zeros((count, n), dtype=np.int64)
     for i in prange(count):
         _evaluate(obs, level, seed, first + i, legal, n, own_l, acc[i], cnt[i],
-                  cards, factors, n_ev, model, POL_NORMAL)
+                  cards, factors, n_ev, model, _reply_policy(level))
     for i in range(count):
         for j in range(n):
             values[legal[j]] += acc[i, j]
@@ -1062,7 +1072,7 @@ def search_serial(obs, level, seed, first, count, values, visits):
     cnt = np.zeros(n, dtype=np.int64)
     for i in range(count):
         _evaluate(obs, level, seed, first + i, legal, n, own_l, acc, cnt, cards, factors, n_ev,
-                  model, POL_NORMAL)
+                  model, _reply_policy(level))
     for j in range(n):
         values[legal[j]] += acc[j]
         visits[legal[j]] += cnt[j]
