@@ -117,8 +117,8 @@ or on how the work is split into calls.
 
 Measured strength (``bench/test_bench_ai_gin.py``: mirrored deal pairs, decided games, 95 %
 Wilson interval, 2,000 pairs each): easy > beginner 98.7 % [98.4, 99.1]; normal > easy 52.3 %
-[50.8, 53.9]; expert (128) > normal 54.9 % [53.3, 56.4]; master (512) > expert (128) 52.0 %
-[50.4, 53.6]. One game is one hand and the first knock wins ~92 % of them, so competent
+[50.8, 53.9]; expert (128) > normal 54.9 % [53.3, 56.4]; master (512) > expert (128) 53.0 %
+[51.4, 54.6]. One game is one hand and the first knock wins ~92 % of them, so competent
 policies sit close together. What limits the search is information: told half of the
 opponent's hidden cards at every decision it wins 60.6 % against normal, told the whole hand
 77.7 % (``test_peeking_search``, 1,000 pairs); docs/gin-strength.md has the measurements.
