@@ -1053,9 +1053,10 @@ def search(obs, level, seed, first, count, values, visits):
         return
     acc = np.zeros((count, n), dtype=np.float64)
     cnt = np.zeros((count, n), dtype=np.int64)
+    reply = _reply_policy(level)
     for i in prange(count):
         _evaluate(obs, level, seed, first + i, legal, n, own_l, acc[i], cnt[i],
-                  cards, factors, n_ev, model, _reply_policy(level))
+                  cards, factors, n_ev, model, reply)
     for i in range(count):
         for j in range(n):
             values[legal[j]] += acc[i, j]
@@ -1070,9 +1071,10 @@ def search_serial(obs, level, seed, first, count, values, visits):
         return
     acc = np.zeros(n, dtype=np.float64)
     cnt = np.zeros(n, dtype=np.int64)
+    reply = _reply_policy(level)
     for i in range(count):
         _evaluate(obs, level, seed, first + i, legal, n, own_l, acc, cnt, cards, factors, n_ev,
-                  model, _reply_policy(level))
+                  model, reply)
     for j in range(n):
         values[legal[j]] += acc[j]
         visits[legal[j]] += cnt[j]
