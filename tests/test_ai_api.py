@@ -134,8 +134,10 @@ def _corrupt(obs, rng):
             bad[key] = rng.choice(JUNK)
         elif isinstance(value, list):
             i = rng.randrange(len(value))
-            value[i] = rng.choice(JUNK) if rng.random() < 0.5 else value[i]
-            value.append(value[i])
+            if rng.random() < 0.5:
+                value[i] = rng.choice(JUNK)
+            else:
+                value.append(value[i])
         elif isinstance(value, dict):
             value[rng.choice(list(value))] = rng.choice(JUNK)
         else:

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from .analysis import analyze_hand
+from .analysis import HandAnalysis, analyze_hand
 from .cards import RANKS
 from .game import Move
 
@@ -75,10 +75,9 @@ def _related(variant: str, a: str, b: str) -> bool:
     return a[-1] == b[-1] and abs(order.index(_rank(a)) - order.index(_rank(b))) <= 2
 
 
-def _loose_partners(variant: str, hand: Sequence[str], card: str) -> list[str]:
+def _loose_partners(variant: str, analysis: HandAnalysis, card: str) -> list[str]:
     """The cards outside the hand's melds that ``card`` could one day meld with."""
-    return [c for c in analyze_hand(variant, list(hand)).deadwood
-            if c != card and _related(variant, card, c)]
+    return [c for c in analysis.deadwood if c != card and _related(variant, card, c)]
 
 
 def _opponents_cards(variant: str, obs: Mapping[str, Any]) -> list[str]:
@@ -102,8 +101,8 @@ def _opponent_word(obs: Mapping[str, Any]) -> str:
     return "your opponent" if len(obs.get("hand_sizes") or [0, 0]) == 2 else "an opponent"
 
 
-def _melds_with(variant: str, hand: Sequence[str], card: str) -> list[tuple[str, ...]]:
-    return [m.cards for m in analyze_hand(variant, list(hand)).melds if card in m.cards]
+def _melds_with(analysis: HandAnalysis, card: str) -> list[tuple[str, ...]]:
+    return [m.cards for m in analysis.melds if card in m.cards]
 
 
 def _top_of_discard(variant: str, obs: Mapping[str, Any]) -> str | None:
@@ -115,8 +114,9 @@ def _top_of_discard(variant: str, obs: Mapping[str, Any]) -> str | None:
 
 def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
     hand = list(obs.get("hand", []))
-    partners = _loose_partners(variant, hand, card)
-    if _melds_with(variant, hand, card):
+    analysis = analyze_hand(variant, hand)
+    partners = _loose_partners(variant, analysis, card)
+    if _melds_with(analysis, card):
         first = "it breaks a meld, but keeping the rest scores better"
     elif partners:
         first = f"it only makes a partial meld, with {' '.join(partners)}"
@@ -138,11 +138,12 @@ def _draw_reason(variant: str, obs: Mapping[str, Any], take: bool) -> str:
     hand = list(obs.get("hand", []))
     if top is None:
         return "the discard pile is empty"
-    melds = _melds_with(variant, hand + [top], top)
+    analysis = analyze_hand(variant, hand + [top])
+    melds = _melds_with(analysis, top)
     if take:
         if melds:
             return f"it completes {' '.join(melds[0])}"
-        partners = _loose_partners(variant, hand + [top], top)
+        partners = _loose_partners(variant, analysis, top)
         return f"it builds on {' '.join(partners)}" if partners else "it lowers your deadwood"
     if melds:
         return f"{top} would complete {' '.join(melds[0])}, but the search prefers an unseen card"
