@@ -581,11 +581,11 @@ def _hand_return(state, seat):
 
 
 @njit(cache=True)
-def _rollout(state, seat, level, obs, legal, hold):
-    """Play the current hand out with the heuristic ``level`` for every seat, each from its own
+def _rollout(state, hand_no, seat, level, obs, legal, hold):
+    """Play hand ``hand_no`` out with the heuristic ``level`` for every seat, each from its own
     observation (with ``hold``, the observing seat plays ``_holder``); return the observing
-    seat's hand return."""
-    hand_no = state[K.S_HAND_NO]
+    seat's return for that hand. The hand number is the one before the evaluated move, so a move
+    that ends the hand is scored by that hand, not by a playout of the next one."""
     while state[K.S_PHASE] != K.PHASE_GAME_OVER and state[K.S_HAND_NO] == hand_no:
         p = state[K.S_CURRENT]
         n = K.legal_actions(state, legal)
@@ -673,10 +673,11 @@ def _evaluate(obs, level, seed, k, legal, n, row):
     work = np.empty(K.STATE_SIZE, dtype=np.int64)
     ob = np.empty(K.OBS_SIZE, dtype=np.int64)
     buf = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    hand_no = base[K.S_HAND_NO]
     for j in range(n):
         work[:] = base
         K.apply_action(work, legal[j])
-        row[j] = _rollout(work, seat, rollout, ob, buf, level >= MASTER and MASTER_HOLDS)
+        row[j] = _rollout(work, hand_no, seat, rollout, ob, buf, level >= MASTER and MASTER_HOLDS)
 
 
 @njit(cache=True, parallel=True)

@@ -451,6 +451,21 @@ def test_same_seed_same_move_and_statistics(level):
         np.testing.assert_array_equal(n1, n2)
 
 
+@pytest.mark.parametrize("level", (EXPERT, MASTER))
+def test_a_move_that_goes_out_is_scored_by_the_hand_it_ends(level):
+    # seat 0 draws 4S to 4D 4H: laying the group empties the hand and wins it, so on every
+    # determinization that move returns the opponent's hand value, a gain (the playout must not
+    # go on into the next hand and score that one instead)
+    st = deal(["4D 4H", "2C 9D KS 5H 7C 8S JD"], stock="4S")
+    play(st, "draw stock")
+    ob = obs_of(st)
+    go_out = {text(a): a for a in legal_of(st)}["lay meld 4D 4H 4S"]
+    for k in range(20):
+        values, visits = run_search(ob, level, 7, [(k, 1)])
+        assert visits[go_out] == 1 and values[go_out] > 0
+    assert AI.choose(ob, level, 20, 7, False) == go_out
+
+
 def run_search(ob, level, seed, chunks, threads=None):
     values = np.zeros(K.NUM_ACTIONS)
     visits = np.zeros(K.NUM_ACTIONS, np.int64)
