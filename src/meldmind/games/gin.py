@@ -82,10 +82,13 @@ def _card(card: int) -> str:
     return format_card(VARIANT, int(card))
 
 
+def _card_ids(mask: int) -> list[int]:
+    return [c for c in range(KERNEL.NUM_CARDS) if mask >> c & 1]
+
+
 def meld_cards(meld: int) -> list[int]:
     """Card ids of meld id ``meld`` (0..184), ascending (sets in suit order C D H S)."""
-    mask = int(KERNEL.MELD_MASK[meld])
-    return [c for c in range(52) if mask >> c & 1]
+    return _card_ids(int(KERNEL.MELD_MASK[meld]))
 
 
 def meld_kind(meld: int) -> str:
@@ -371,4 +374,142 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     left, dead_count, draws = K.replay_history(obs, faced, dead)
     if (left, dead[:dead_count].tolist(), draws) != (upcard, pile, K.INITIAL_STOCK - stock):
         raise _Reader.fail("'history' does not lead to the given upcard, discard pile and stock size")
+    _check_against_history(obs, faced)
     return obs
+
+
+# ---- the observation against its history --------------------------------------------------------
+# The fields of an observation must be the ones its history produces: the search trusts them, and
+# contradictory ones (a Layoff phase without a knocker, a history of 192 passes) would send the
+# kernels out of their arrays. So the history is replayed on the kernel from a deal that leads to
+# the observation, and the result must be the observation itself.
+
+_UNKNOWN = -1      # a stock draw whose card the observing seat did not see
+
+
+def _history_moves(obs: np.ndarray, faced: np.ndarray) -> list[tuple[int, int, list[int], int | None]]:
+    """Per history entry: (seat, action id, cards leaving its hand, card joining it: a card,
+    ``_UNKNOWN`` or None)."""
+    K = KERNEL
+    count = int(obs[K.O_HISTORY_COUNT])
+    moves = []
+    for i in range(count):
+        who, code = int(obs[K.O_HISTORY + i]) % 2, int(obs[K.O_HISTORY + i]) // 2
+        leaving: list[int] = []
+        joining: int | None = None
+        action = code
+        if code >= K.H_STOCK_CARD:
+            action, joining = K.DRAW_STOCK, code - K.H_STOCK_CARD
+        elif code >= K.H_LAYOFF:
+            action = code - K.H_LAYOFF
+            leaving = [action]
+        elif code == K.DRAW_STOCK:
+            joining = _UNKNOWN
+        elif code in (K.DRAW_UPCARD, K.KNOCK):
+            # a Wall knock takes the upcard too; the 50th upcard take ends the game untaken
+            limit = i == count - 1 and obs[K.O_END] == ENDS.index("upcard_limit")
+            joining = int(faced[i]) if faced[i] >= 0 and not limit else None
+        elif code < K.NUM_CARDS:
+            leaving = [code]
+        elif code >= K.MELD_BASE:
+            leaving = meld_cards(code - K.MELD_BASE)
+        moves.append((who, action, leaving, joining))
+    return moves
+
+
+def _deal_behind(obs: np.ndarray, moves: list[tuple[int, int, list[int], int | None]]
+                 ) -> tuple[list[int], list[int], list[int]]:
+    """A deal (both hands, the stock top first) from which ``moves`` lead to ``obs``, and the
+    cards it had to guess (the opponent's hidden ones). Each hand is walked back from its end:
+    cards that left it return, cards that joined it leave; a hidden stock draw is a hidden card
+    or a card the history shows nowhere earlier."""
+    K = KERNEL
+    seat, opp = int(obs[K.O_SEAT]), 1 - int(obs[K.O_SEAT])
+    first_seen = {int(obs[K.O_FIRST_UPCARD]): -1}
+    for i, (_, _, leaving, joining) in enumerate(moves):
+        for c in leaving + ([joining] if joining is not None and joining >= 0 else []):
+            first_seen.setdefault(c, i)
+    hands = [set(), set()]
+    hands[seat] = set(_card_ids(int(obs[K.O_HAND])))
+    hands[opp] = set(_card_ids(int(obs[K.O_KNOWN + opp])))
+    hidden = [0, 0]
+    hidden[opp] = int(obs[K.O_HAND_SIZES + opp]) - len(hands[opp])
+    drawn: dict[int, int | None] = {}
+    for i in reversed(range(len(moves))):
+        who, action, leaving, joining = moves[i]
+        hand = hands[who]
+        for c in leaving:
+            if c in hand:
+                raise _Reader.fail(f"'history' does not fit the cards: seat {who} would hold {_card(c)} "
+                                   f"twice before history[{i}]")
+            hand.add(c)
+        if joining == _UNKNOWN:
+            if hidden[who]:
+                hidden[who] -= 1
+                drawn[i] = None
+                continue
+            fresh = sorted(c for c in hand if first_seen.get(c, len(moves)) > i)
+            if not fresh:
+                raise _Reader.fail(f"'history' does not fit the cards: no card seat {who} holds later "
+                                   f"can be its stock draw history[{i}]")
+            hand.remove(fresh[0])
+            drawn[i] = fresh[0]
+        elif joining is not None:
+            if joining not in hand:
+                raise _Reader.fail(f"'history' does not fit the cards: seat {who} takes {_card(joining)} "
+                                   f"in history[{i}] but does not hold it afterwards")
+            hand.remove(joining)
+            if action == K.DRAW_STOCK:
+                drawn[i] = joining
+    if any(len(hands[p]) + hidden[p] != K.HAND_SIZE for p in range(2)):
+        raise _Reader.fail("'history' does not fit the cards: it leads back to a deal that is not "
+                           f"{K.HAND_SIZE} cards each")
+    placed = set(first_seen) | hands[0] | hands[1] | {c for c in drawn.values() if c is not None} \
+        | set(_card_ids(int(obs[K.O_HAND]))) | set(_card_ids(int(obs[K.O_KNOWN + opp])))
+    free = [c for c in range(K.NUM_CARDS) if c not in placed]
+    guessed = free[:hidden[opp]]
+    hands[opp] |= set(guessed)
+    rest = free[hidden[opp]:]
+    stock = []
+    for i in sorted(drawn):
+        if drawn[i] is None:
+            drawn[i] = rest.pop(0) if rest else -1
+            guessed.append(drawn[i])
+        stock.append(drawn[i])
+    stock += rest
+    if len(stock) != K.INITIAL_STOCK or -1 in stock:
+        raise _Reader.fail("'history' does not fit the cards: the deal behind it has no stock of "
+                           f"{K.INITIAL_STOCK} cards")
+    return [sorted(hands[0]), sorted(hands[1])], stock, guessed
+
+
+def _check_against_history(obs: np.ndarray, faced: np.ndarray) -> None:
+    """Replays the history from a deal behind it; the observation must be the replay's."""
+    K = KERNEL
+    seat, opp = int(obs[K.O_SEAT]), 1 - int(obs[K.O_SEAT])
+    moves = _history_moves(obs, faced)
+    hands, stock, guessed = _deal_behind(obs, moves)
+    state = K.new_state(make_params(), 0)
+    state[K.S_HAND] = _mask(hands[0])
+    state[K.S_HAND + 1] = _mask(hands[1])
+    state[K.S_UPCARD] = state[K.S_FIRST_UPCARD] = obs[K.O_FIRST_UPCARD]
+    state[K.S_STOCK:K.S_STOCK + K.INITIAL_STOCK] = stock[::-1]      # the next draw is the last
+    guessed_mask = _mask(guessed)
+    for i, (who, action, _, _) in enumerate(moves):
+        if K.current_player(state) != who:
+            raise _Reader.fail(f"'history[{i}]': seat {who} moves out of turn")
+        reason = int(K.illegal_reason(state, action))
+        # a knocker's melds are legal or not by its hidden cards, which were guessed
+        if reason and not (who == opp and state[K.S_HAND + opp] & guessed_mask):
+            raise _Reader.fail(f"'history[{i}]' ({action_text(action, int(state[K.S_PHASE]))}) is "
+                               f"illegal there: {REASONS[reason]}")
+        K.apply_action(state, action)
+    replayed = np.zeros(K.OBS_SIZE, dtype=np.int64)
+    K.observe(state, seat, replayed)
+    if np.array_equal(replayed, obs):
+        return
+    given, expected = observation_dict(obs, None), observation_dict(replayed, None)
+    wrong = [key for key in given if given[key] != expected[key]]
+    if wrong:
+        raise _Reader.fail("the observation does not match its 'history', which gives "
+                           + "; ".join(f"{key} {expected[key]!r}" for key in wrong))
