@@ -817,10 +817,9 @@ def decide(state, level, iterations, seed):
 
 
 @njit(cache=True)
-def _play(params, deal_seed, levels, iterations, ai_seed, out_returns, one_hand):
-    state = K.new_state(params, deal_seed)
-    rng = np.empty(1, dtype=np.int64)
-    seed_slot(rng, 0, ai_seed)
+def play_out(state, levels, iterations, ai_seed, one_hand=False):
+    """``play_game``'s loop: plays ``state`` in place to the end of the game (with ``one_hand``,
+    of its first hand), so a caller can read the final scores; returns the number of moves."""
     moves = 0
     while state[K.S_PHASE] != K.PHASE_GAME_OVER:
         if one_hand and state[K.S_HAND_NO] != 1:
@@ -829,6 +828,13 @@ def _play(params, deal_seed, levels, iterations, ai_seed, out_returns, one_hand)
         seed = _seed_of(ai_seed, moves, 5)
         K.apply_action(state, decide(state, levels[p], iterations[p], seed))
         moves += 1
+    return moves
+
+
+@njit(cache=True)
+def _play(params, deal_seed, levels, iterations, ai_seed, out_returns, one_hand):
+    state = K.new_state(params, deal_seed)
+    moves = play_out(state, levels, iterations, ai_seed, one_hand)
     n = state[K.S_NUM_PLAYERS]
     if one_hand:
         w = state[K.S_LAST_WINNER]

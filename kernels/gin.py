@@ -114,7 +114,7 @@ R_KNOCKER_DISCARD_FIRST = 10
 R_MELD_NOT_IN_HAND = 11
 R_MELD_DEADWOOD = 12
 R_KNOCKER_PASS = 13
-R_KNOCKER_NO_LAYOFF = 14
+R_KNOCKER_DISCARDED = 14
 R_LAYOFF_NO_FIT = 15
 R_LAYOFF_BEFORE_MELDS = 16
 R_LAYOFFS_OVER = 17
@@ -512,7 +512,7 @@ def illegal_reason(state, action):
         if action == PASS:
             return 0 if hand_value(h) <= kc else R_KNOCKER_PASS
         if is_card:
-            return R_KNOCKER_NO_LAYOFF
+            return R_KNOCKER_DISCARDED
         return R_NOT_NOW
     if phase == PH_LAYOFF:
         if action == PASS:

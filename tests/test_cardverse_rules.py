@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from meldmind import IllegalMove, MeldmindError, new_game
+from meldmind import IllegalMove, MeldmindError, new_game, suggest
 from meldmind.cards import parse_cards
 from meldmind.games import cardverse as CV
 from meldmind.kernels import cardverse as K
@@ -957,3 +957,16 @@ def test_the_kernel_runs_as_python_with_numba_disabled():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "NUMBA_DISABLE_JIT": "1"}).stdout.split()
     assert out == ["True", "True"]
+
+
+def test_an_observation_that_leaves_the_seat_to_move_no_move_is_refused():
+    """Every field in range, yet contradictory: the play phase with an empty hand (the stock
+    takes the missing cards so that the count still adds up)."""
+    game = new_game("cardverse", seed=3)
+    game.play("draw stock")
+    d = game.observation(0)
+    d.pop("legal_moves")
+    d["stock_size"] += len(d["hand"])
+    d["hand"], d["hand_sizes"][0], d["taken_from_discard"][0] = [], 0, []
+    with pytest.raises(MeldmindError, match="no legal move .*'play' with 0 cards"):
+        suggest(d, level="easy")

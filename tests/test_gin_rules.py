@@ -212,7 +212,7 @@ def test_knock_with_layoffs():
     assert t.reason("pass") == K.R_KNOCKER_PASS
     t.play("lay meld 2C 3C 4C", "lay meld 7D 7H 7S")
     assert t.reason("pass") == K.R_KNOCKER_PASS          # AD 9H 10H JH = 30
-    assert t.reason("AD") == K.R_KNOCKER_NO_LAYOFF
+    assert t.reason("AD") == K.R_KNOCKER_DISCARDED
     t.play("lay meld 9H 10H JH")
     assert t.legal() == ["pass"]
     t.play("pass")

@@ -159,8 +159,8 @@ def test_rami_group_with_a_joker():
 # ---------------------------------------------------------------------------------------------
 
 def test_rami_joker_onto_a_meld_without_joker():
-    # 5♥ 6♥ 7♥ + JK: at either end;  7♣ 7♦ 7♥ + JK: as the missing suit
-    assert targets("rami", "JK1", ["5H 6H 7H", "7C 7D 7H"]) == {
+    # 5♥ 6♥ 7♥ + JK: at either end;  7♣ 7♦ 7♠ + JK: as the missing suit
+    assert targets("rami", "JK1", ["5H 6H 7H", "7C 7D 7S"]) == {
         ("JK1", 0, "low"), ("JK1", 0, "high"), ("JK1", 1, "group")}
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -114,12 +115,15 @@ class Decision:
 
 def check_budget(iterations: int | None, budget_ms: float | None) -> None:
     """Raises ``OptionError`` unless ``iterations`` is None or an integer of at least 1 and
-    ``budget_ms`` is None or a positive number."""
+    ``budget_ms`` is None or a finite positive number."""
     if iterations is not None and not is_positive_int(iterations):
         raise OptionError(f"iterations must be an integer of at least 1, not {iterations!r}")
+    # NaN fails both comparisons; infinity, and integers beyond the largest float, would
+    # overflow the deadline's arithmetic
     if budget_ms is not None and (not isinstance(budget_ms, (int, float))
-                                  or isinstance(budget_ms, bool) or not budget_ms > 0):
-        raise OptionError(f"budget_ms must be a positive number, not {budget_ms!r}")
+                                  or isinstance(budget_ms, bool)
+                                  or not 0 < budget_ms <= sys.float_info.max):
+        raise OptionError(f"budget_ms must be a finite positive number, not {budget_ms!r}")
 
 
 _WORKQUEUE_LOCK = threading.Lock()
@@ -195,7 +199,7 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
     return Decision(action, legal, values, visits, done)
 
 
-def suggest(observation: Mapping[str, Any] | str, *, level: str = "master",
+def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "master",
             budget_ms: float | None = None, iterations: int | None = None,
             seed: int | None = None) -> Suggestion:
     """The best move for the seat of ``observation`` and why.

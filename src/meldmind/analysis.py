@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .cards import card_bit, format_card, hand_mask, is_joker, parse_cards
+from .cards import _split, card_bit, format_card, hand_mask, is_joker, parse_cards
 from .errors import CardError, MeldmindError
 from .kernels import handalg
 from .variants import Variant, resolve_options, variant_named
@@ -304,12 +304,28 @@ def layoff_targets(variant: str, hand: str | Iterable[str],
                    options: Mapping[str, Any] | None = None) -> list[LayOff]:
     """Which hand cards can extend which table meld, and at which end.
 
-    >>> layoff_targets("rami", "4H 8H 7C JK2", [["5H", "6H", "7H"], "7S 7D 7H"])
-    [LayOff(card='4H', meld=0, end='low'), LayOff(card='JK2', meld=0, end='low'), LayOff(card='8H', meld=0, end='high'), LayOff(card='JK2', meld=0, end='high'), LayOff(card='7C', meld=1, end='group'), LayOff(card='JK2', meld=1, end='group')]
+    >>> layoff_targets("rami", "4H 8H 9C JK2", [["5H", "6H", "7H"], "9S 9D 9H"])
+    [LayOff(card='4H', meld=0, end='low'), LayOff(card='JK2', meld=0, end='low'), LayOff(card='8H', meld=0, end='high'), LayOff(card='JK2', meld=0, end='high'), LayOff(card='9C', meld=1, end='group'), LayOff(card='JK2', meld=1, end='group')]
     """
     v = variant_named(variant)
     opts = resolve_options(v, options)
-    ids = parse_cards(v, hand)
+    jokers_per_series = opts.get("max_jokers_per_series", 1)
+    hand = _split(hand)
+    parse_cards(v, hand)     # a bad hand card is named before the table is read
+    if isinstance(table_melds, (str, bytes, Meld)) or not isinstance(table_melds, Iterable):
+        raise MeldmindError(f"table_melds is a list of melds (each a Meld, a string or a list of "
+                            f"cards), not {table_melds!r}")
+    table_melds = list(table_melds)
+    tables = [_table_meld(v, meld, jokers_per_series) for meld in table_melds]
+    # The hand and the table share one deck (RULES.md §7): a card both held and on the table,
+    # or on two melds, is a copy too many. Parsed together, hand cards named without a copy
+    # (JK, FI7) also take a copy the table leaves free.
+    on_table = [card for meld in table_melds
+                for card in _split(meld.cards if isinstance(meld, Meld) else meld)]
+    try:
+        ids = parse_cards(v, hand + on_table)[:len(hand)]
+    except CardError as error:
+        raise CardError(f"the hand and the table melds together: {error}") from None
     a1, _, jokers = hand_mask(v, ids)
     # one joker bit stands for "the hand holds a joker": 52 for Rami FR, 63 for KIROLO
     joker_flag = 63 if v.deck == "kirolo" else 52
@@ -319,16 +335,12 @@ def layoff_targets(variant: str, hand: str | Iterable[str],
     for card in sorted(ids):
         if not is_joker(v, card) and card_bit(v, card) >= 0:
             by_bit.setdefault(card_bit(v, card), card)
-    if isinstance(table_melds, (str, bytes, Meld)) or not isinstance(table_melds, Iterable):
-        raise MeldmindError(f"table_melds is a list of melds (each a Meld, a string or a list of "
-                            f"cards), not {table_melds!r}")
     targets = []
-    for index, meld in enumerate(table_melds):
-        kind, natural, joker_for, meld_jokers = _table_meld(v, meld, opts.get("max_jokers_per_series", 1))
+    for index, (kind, natural, joker_for, meld_jokers) in enumerate(tables):
         ends = ("group",) if KINDS[kind] == "group" else ("low", "high")
         for end_index, end in enumerate(ends):
             found = handalg.layoff_cards(v.kernel_id, kind, natural, joker_for, meld_jokers, query,
-                                         opts.get("max_jokers_per_series", 1), end_index)
+                                         jokers_per_series, end_index)
             for b in range(64):
                 if not found >> b & 1:
                     continue

@@ -19,7 +19,7 @@ from typing import Any
 
 from .analysis import HandAnalysis, analyze_hand
 from .errors import MeldmindError, parse_json
-from .variants import VARIANTS
+from .variants import VARIANTS, seed_value
 
 SAMPLE_HANDS = {
     "gin": ["AS 2S 3S 7C 7D 7H KD 9C 4H 5H", "AS 4S 5S 6S 3C 5D 6D 3H 4H 5H 6H"],
@@ -75,18 +75,24 @@ def _arena(args: argparse.Namespace) -> int:
 
 
 def _hint(args: argparse.Namespace) -> int:
-    from .ai import suggest
+    from .ai import check_budget, level_name, suggest
 
-    def answer(observation: str) -> dict[str, Any]:
+    # the flags hold for every observation: a bad one is an error now, not an answer per line
+    level_name(args.level)
+    check_budget(args.iterations, args.budget_ms)
+    seed_value(args.seed)
+
+    def answer(observation: bytes) -> dict[str, Any]:
         return suggest(observation, level=args.level, budget_ms=args.budget_ms,
                        iterations=args.iterations, seed=args.seed).to_json()
 
+    # stdin is read as bytes: the JSON reader reports bytes that are not UTF-8 as malformed JSON
     if not args.lines:
-        print(json.dumps(answer(sys.stdin.read()), indent=2))
+        print(json.dumps(answer(sys.stdin.buffer.read()), indent=2))
         return 0
     # A server keeps one process (numba loaded once) and gets an answer line per request line;
     # a bad request answers {"error": ...} and the process goes on.
-    for line in sys.stdin:
+    for line in sys.stdin.buffer:
         if line.strip():
             try:
                 reply = answer(line)

@@ -21,9 +21,17 @@ class IllegalMove(MeldmindError):
 
 def parse_json(text: str | bytes, what: str) -> Any:
     """``text`` read as JSON, or a MeldmindError saying that ``what`` is malformed: bad syntax,
-    bytes that are not UTF-8, or nesting too deep for the parser (a server reading requests
-    must survive all three)."""
+    bytes that are not UTF-8, an integer too long for Python to read (over 4300 digits), or
+    nesting too deep for the parser (a server reading requests must survive them all)."""
     try:
         return json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+    except (ValueError, RecursionError) as error:   # the first three are ValueErrors
         raise MeldmindError(f"malformed {what}: {error}") from None
+
+
+def check_version(found: Any, version: int, what: str) -> None:
+    """Raises ``MeldmindError`` unless the ``version`` field ``found`` in a JSON document is
+    ``version``: ``true`` is no version, though Python has ``True == 1``."""
+    if isinstance(found, bool) or found != version:
+        raise MeldmindError(f"unsupported {what} version {found!r}; this meldmind reads "
+                            f"version {version}")

@@ -35,7 +35,7 @@ the heuristic's move against its own noise, and master may bluff):
 
 >>> from meldmind.ai import Alternative
 >>> qd, qs, d9 = Move(13, "discard QD"), Move(10, "discard QS"), Move(7, "discard 9C")
->>> obs["options"] = {"target_score": 100}     # CardVerse values: shares of the target score
+>>> obs.update(options={"target_score": 100}, hand_sizes=[5, 6], scores=[0, 0])  # no one near 100
 >>> explain("cardverse", obs, qd, 0.125, (Alternative(qd, 0.125, 99), Alternative(d9, 0.1, 99)))
 'Discard QD: ... The search expects +12.5 points for you, 2.5 more than discard 9C.'
 >>> explain("cardverse", obs, qd, 0.125, (Alternative(qs, 0.125, 99), Alternative(qd, 0.125, 99)))
@@ -46,14 +46,48 @@ the heuristic's move against its own noise, and master may bluff):
 >>> knock, keep = Move(55, "knock"), Move(47, "discard 9S")
 >>> explain("gin", gin, knock, 9.0, (Alternative(keep, 12.0, 64), Alternative(knock, 9.0, 64)))
 'Knock: your deadwood after the discard is 1. The search expects +9.0 points for you, 3.0 less than discard 9S, but the first knock wins most hands.'
+
+When a seat can reach the target score in this hand, the search scores a playout that ends the
+game with the game's return (+1 won, -1/(N-1) lost), which is no number of points:
+
+>>> obs["scores"] = [0, 95]
+>>> explain("cardverse", obs, qd, 1.0, (Alternative(qd, 1.0, 99), Alternative(d9, 0.4, 99)))
+'Discard QD: ... The search expects you to win the game with it, more surely than with discard 9C.'
+>>> explain("cardverse", obs, qd, 0.45, (Alternative(qd, 0.45, 99), Alternative(d9, 0.4, 99)))
+'Discard QD: ... The search scores it +0.45 (a game won counts +1, a game lost -1), 0.05 more than discard 9C.'
+
+Taking a card claims a lower deadwood only when a discard after it leaves less:
+
+>>> cv = {"variant": "cardverse", "seat": 0, "hand": "AC 7C 8D 9D 7H 8S 9S".split(),
+...       "discard_pile": ["QS"]}
+>>> explain("cardverse", cv, Move(1, "take discard"), None, ())
+'Take the QS: it does not lower your deadwood of 49.'
+>>> cv["discard_pile"] = ["2S"]
+>>> explain("cardverse", cv, Move(1, "take discard"), None, ())
+'Take the 2S: with 9D discarded, your deadwood drops from 49 to 42.'
+
+In gin, pass also ends the knocker's melds, the defender's lay-offs and then the hand, and at
+the wall (two stock cards left) it ends the hand as a draw:
+
+>>> knocker = {"variant": "gin", "seat": 0, "phase": "knock", "hand": ["2C", "6S"]}
+>>> explain("gin", knocker, Move(54, "pass"), None, ())
+'Pass: you stop laying melds; your deadwood of 8 (2C 6S) is shown.'
+>>> defender = {"variant": "gin", "seat": 1, "phase": "layoff", "finished_layoffs": True,
+...             "hand": ["3C", "9H"], "knocker": 0, "deadwood": [8, None]}
+>>> print(explain("gin", defender, Move(54, "pass"), None, ()))
+Pass: you show your hand: the cards you did not lay count 12 against the knocker's 8, so the knocker scores 4.
+>>> wall = {"variant": "gin", "seat": 0, "phase": "wall", "hand": ["2C"], "upcard": "9H"}
+>>> explain("gin", wall, Move(54, "pass"), None, ())
+'Pass: only two cards are left in the stock, so passing ends the hand as a draw: no one scores.'
 """
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from .analysis import HandAnalysis, analyze_hand
+from .analysis import HandAnalysis, analyze_hand, layoff_targets
 from .cards import RANKS
 from .game import Move
+from .games.gin import PARAMETERS as GIN_PARAMETERS
 
 RANK_NAMES = {"A": "aces", "2": "twos", "3": "threes", "4": "fours", "5": "fives", "6": "sixes",
               "7": "sevens", "8": "eights", "9": "nines", "10": "tens", "J": "jacks",
@@ -133,21 +167,76 @@ def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
     return f"{first}, and {who} has not shown interest in {RANK_NAMES[_rank(card)]}"
 
 
-def _draw_reason(variant: str, obs: Mapping[str, Any], take: bool) -> str:
-    top = _top_of_discard(variant, obs)
+def _take_reason(variant: str, obs: Mapping[str, Any], top: str) -> str:
     hand = list(obs.get("hand", []))
-    if top is None:
-        return "the discard pile is empty"
     analysis = analyze_hand(variant, hand + [top])
     melds = _melds_with(analysis, top)
-    if take:
-        if melds:
-            return f"it completes {' '.join(melds[0])}"
-        partners = _loose_partners(variant, analysis, top)
-        return f"it builds on {' '.join(partners)}" if partners else "it lowers your deadwood"
+    if melds:
+        return f"it completes {' '.join(melds[0])}"
+    table = [meld["cards"] for meld in obs.get("table") or []]
+    fits = layoff_targets(variant, [top], table) if table else []
+    if fits:
+        return f"you can lay it off on {' '.join(table[fits[0].meld])}"
+    partners = _loose_partners(variant, analysis, top)
+    if partners:
+        return f"it builds on {' '.join(partners)}"
+    now = analyze_hand(variant, hand).deadwood_points
+    # the card taken stays: gin gains nothing by throwing it back, CardVerse forbids it
+    after = {d: analyze_hand(variant, [c for c in hand if c != d] + [top]).deadwood_points
+             for d in hand}
+    discard = min(after, key=after.__getitem__)
+    if after[discard] < now:
+        return f"with {discard} discarded, your deadwood drops from {now} to {after[discard]}"
+    return f"it does not lower your deadwood of {now}"
+
+
+def _decline_reason(variant: str, obs: Mapping[str, Any]) -> str:
+    top = _top_of_discard(variant, obs)
+    if top is None:
+        return "the discard pile is empty"
+    melds = _melds_with(analyze_hand(variant, list(obs.get("hand", [])) + [top]), top)
     if melds:
         return f"{top} would complete {' '.join(melds[0])}, but the search prefers an unseen card"
     return f"{top} fits none of your melds"
+
+
+def _gin_pass_reason(obs: Mapping[str, Any]) -> str:
+    """What ``pass`` does in each gin phase (RULES.md §5): it declines the first upcard, ends
+    the knocker's melds, ends the defender's lay-offs, then the hand, and at the wall draws."""
+    phase = obs.get("phase", "first_upcard")
+    hand = list(obs.get("hand", []))
+    points = sum(_card_value(c) for c in hand)    # every card not laid counts, melded or not
+    if phase == "knock":
+        if not hand:
+            return "every card is in your melds, so you go gin and your opponent cannot lay off"
+        return f"you stop laying melds; your deadwood of {points} ({' '.join(hand)}) is shown"
+    if phase == "layoff" and not obs.get("finished_layoffs"):
+        return "you stop laying off on your opponent's melds and go on to lay your own"
+    if phase == "layoff":
+        knocker = obs["deadwood"][obs["knocker"]]
+        return (f"you show your hand: the cards you did not lay count {points} against the "
+                f"knocker's {knocker}, so {_showdown(points, knocker)}")
+    if phase == "wall":
+        return ("only two cards are left in the stock, so passing ends the hand as a draw: "
+                "no one scores")
+    return _decline_reason("gin", obs)
+
+
+def _card_value(card: str) -> int:
+    """Gin's card values (RULES.md §5): A 1, 2-10 face, J Q K 10."""
+    rank = _rank(card)
+    return 1 if rank == "A" else 10 if rank in ("J", "Q", "K") else int(rank)
+
+
+def _showdown(defender: int, knocker: int) -> str:
+    """Who scores what when the defender shows ``defender`` points against the knocker's
+    ``knocker`` (OpenSpiel's scoring, with its gin and undercut bonuses)."""
+    margin = defender - knocker + (GIN_PARAMETERS["gin_bonus"] if knocker == 0 else 0)
+    if margin > 0:
+        return f"the knocker scores {margin}"
+    if margin < 0:
+        return f"you undercut the knocker and score {GIN_PARAMETERS['undercut_bonus'] - margin}"
+    return "no one scores"
 
 
 def _points_per_unit(variant: str, obs: Mapping[str, Any]) -> float:
@@ -158,25 +247,48 @@ def _points_per_unit(variant: str, obs: Mapping[str, Any]) -> float:
     return 1.0
 
 
+def _hand_may_end_game(obs: Mapping[str, Any]) -> bool:
+    """Whether this CardVerse hand can take a seat to the target score: the search then scores
+    a playout that ends the game with the game's return (+1 won, -1/(N-1) lost), not in points.
+    A winner collects the others' hands, which hold at most as many cards as now, each worth at
+    most 10 (11 with ``ace_high``)."""
+    sizes, target = obs["hand_sizes"], _points_per_unit("cardverse", obs)
+    most = 11 if (obs.get("options") or {}).get("ace_high") else 10
+    return any(score + most * (sum(sizes) - sizes[seat]) >= target
+               for seat, score in enumerate(obs["scores"]))
+
+
 def _value_sentence(variant: str, obs: Mapping[str, Any], value: float | None,
                     alternatives: Sequence[Any], move: Move) -> str:
     if value is None:
         return ""
-    scale = _points_per_unit(variant, obs)
-    expects = f" The search expects {value * scale:+.1f} points for you"
     others = [a for a in alternatives if a.move.id != move.id]
+    if variant == "cardverse" and _hand_may_end_game(obs):
+        if value >= 1:      # every playout won the game
+            expects = " The search expects you to win the game with it"
+            if not others:
+                return expects + "."
+            surely = "as" if others[0].value >= 1 else "more surely than"
+            return f"{expects}, {surely} with {others[0].move.text}."
+        lost = -1 / (len(obs["hand_sizes"]) - 1)
+        expects = (f" The search scores it {value:+.2f} (a game won counts +1, a game lost "
+                   f"{lost:+.2g})")
+        scale, digits = 1.0, 2
+    else:
+        scale, digits = _points_per_unit(variant, obs), 1
+        expects = f" The search expects {value * scale:+.{digits}f} points for you"
     if not others:
         return expects + "."
     gap = (value - others[0].value) * scale
-    if abs(gap) < 0.05:
+    if abs(gap) < 0.5 * 10 ** -digits:
         return f"{expects}, as much as {others[0].move.text}."
     if gap > 0:
-        return f"{expects}, {gap:.1f} more than {others[0].move.text}."
+        return f"{expects}, {gap:.{digits}f} more than {others[0].move.text}."
     if move.text == "knock":    # gin's search levels knock whenever they may (ai_gin.pick)
-        return (f"{expects}, {-gap:.1f} less than {others[0].move.text}, but the first knock wins "
-                f"most hands.")
+        return (f"{expects}, {-gap:.{digits}f} less than {others[0].move.text}, but the first "
+                f"knock wins most hands.")
     # the search credits its heuristic's move against its own noise, and master may bluff
-    return f"{expects}, {-gap:.1f} less than {others[0].move.text}: too close to call."
+    return f"{expects}, {-gap:.{digits}f} less than {others[0].move.text}: too close to call."
 
 
 def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | None,
@@ -188,13 +300,17 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
         reason = _discard_reason(variant, obs, words[1])
         head = f"Discard {words[1]}"
     elif text in ("draw upcard", "take discard"):
-        reason = _draw_reason(variant, obs, take=True)
-        head = f"Take the {_top_of_discard(variant, obs)}"
-    elif text in ("draw stock", "pass"):
-        reason = _draw_reason(variant, obs, take=False)
-        head = "Draw from the stock" if text == "draw stock" else "Pass"
+        top = _top_of_discard(variant, obs)
+        assert top is not None, "a take is legal only from a non-empty discard pile"
+        head, reason = f"Take the {top}", _take_reason(variant, obs, top)
+    elif text == "draw stock":
+        head, reason = "Draw from the stock", _decline_reason(variant, obs)
+    elif text == "pass":
+        head, reason = "Pass", _gin_pass_reason(obs)
     elif text == "knock":
         hand = list(obs.get("hand", []))
+        if obs.get("phase") == "wall":     # knocking at the wall takes the upcard (RULES.md §5)
+            hand.append(obs["upcard"])
         best = min(analyze_hand(variant, [c for c in hand if c != drop]).deadwood_points
                    for drop in hand) if len(hand) == 11 else analyze_hand(variant, hand).deadwood_points
         head, reason = "Knock", f"your deadwood after the discard is {best}"

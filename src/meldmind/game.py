@@ -24,9 +24,9 @@ from typing import Any, Literal, Mapping
 
 import numpy as np
 
-from .cards import format_card
-from .errors import IllegalMove, MeldmindError, OptionError, parse_json
-from .variants import is_positive_int, options_dict, seed_value
+from .cards import format_card, parse_cards
+from .errors import IllegalMove, MeldmindError, OptionError, check_version, parse_json
+from .variants import checked_options, is_positive_int, options_dict, seed_value
 
 GAME_MODULES = {"gin": "meldmind.games.gin", "cardverse": "meldmind.games.cardverse"}
 GAME_FORMAT = "meldmind.game"
@@ -55,33 +55,68 @@ class Event:
 def game_module(variant: str) -> ModuleType:
     try:
         return importlib.import_module(GAME_MODULES[variant])
-    except KeyError:
+    except (KeyError, TypeError):   # TypeError: an unhashable "variant", such as a list
         raise OptionError(
             f"no game engine for {variant!r}; playable: {', '.join(GAME_MODULES)}"
         ) from None
 
 
+# A move text is a verb, then cards in any RULES.md §7 notation and order, then for some moves
+# a place ("lay off 8H on meld 2 (high end)"). Texts are compared by this key, so the forms
+# accepted are exactly those of each game's action_text.
+MoveKey = tuple[str, tuple[int, ...], str]
+
+
+def _move_key(variant: str, verb: str, cards: list[str], place: list[str]) -> MoveKey:
+    return verb, tuple(sorted(parse_cards(variant, cards))), " ".join(place).lower()
+
+
 @functools.cache
-def _action_ids(variant: str, phase: int) -> dict[str, int]:
-    """Every action id by its lower-case text in a phase, for reading moves given as text."""
+def _action_ids(variant: str, phase: int) -> dict[MoveKey, int]:
+    """Every action id of a phase by the key of its text, for reading moves given as text."""
     module = game_module(variant)
-    return {module.action_text(a, phase).lower(): a for a in range(module.KERNEL.NUM_ACTIONS)}
+    deck = {format_card(variant, c) for c in range(module.KERNEL.NUM_CARDS)}
+    ids = {}
+    for action in range(module.KERNEL.NUM_ACTIONS):
+        words = module.action_text(action, phase).split()
+        first = next((i for i, w in enumerate(words) if w in deck), len(words))
+        end = next((i for i in range(first, len(words)) if words[i] not in deck), len(words))
+        ids[_move_key(variant, " ".join(words[:first]), words[first:end], words[end:])] = action
+    return ids
+
+
+@functools.cache
+def _move_phases(variant: str) -> dict[MoveKey, int]:
+    """Every move's key, with a phase that has that move."""
+    return {key: phase for phase in range(len(game_module(variant).PHASES))
+            for key in _action_ids(variant, phase)}
+
+
+@functools.cache
+def _move_forms(variant: str) -> tuple[list[list[str]], set[str]]:
+    """The verbs of a game's moves (as words, longest first) and the words that start a place."""
+    keys = _move_phases(variant)
+    verbs = sorted({verb for verb, _, _ in keys}, key=len, reverse=True)
+    return [verb.split() for verb in verbs], {place.split()[0] for _, _, place in keys if place}
+
+
+def _read_move(variant: str, text: str) -> MoveKey | None:
+    """The key of a move text; None when the game has no such move. A malformed card raises the
+    card parser's ``CardError`` naming it."""
+    words = text.split()
+    verbs, place_words = _move_forms(variant)
+    verb = next((v for v in verbs if [w.lower() for w in words[:len(v)]] == v), None)
+    if verb is None:
+        return None
+    rest = words[len(verb):]
+    end = next((i for i, w in enumerate(rest) if w.lower() in place_words), len(rest))
+    key = _move_key(variant, " ".join(verb), rest[:end], rest[end:])
+    return key if key in _move_phases(variant) else None
 
 
 def resolve_game_options(module: ModuleType, variant: str, options: Mapping[str, Any] | None
                          ) -> dict[str, Any]:
-    options = options_dict(options)
-    unknown = sorted(set(options) - set(module.OPTIONS))
-    if unknown:
-        raise OptionError(f"unknown option {unknown[0]!r} for {variant}; "
-                          f"known: {', '.join(module.OPTIONS) or 'none'}")
-    resolved = {}
-    for name, (_, default, check) in module.OPTIONS.items():
-        value = options.get(name, default)
-        if name in options and not check(value):
-            raise OptionError(f"option {name!r} of {variant} must be {check.__doc__}, not {value!r}")
-        resolved[name] = value
-    return resolved
+    return checked_options(variant, module.OPTIONS, options)
 
 
 class Game:
@@ -171,11 +206,19 @@ class Game:
                 return self._resolve(move["text"])
             raise MeldmindError(f"a move JSON needs an 'id' or a 'text': {dict(move)!r}")
         if isinstance(move, str):
-            wanted = " ".join(move.lower().split())
-            action = _action_ids(self.variant, self._phase()).get(wanted)
-            if action is None:
+            key = _read_move(self.variant, move)
+            if key is None:
                 raise MeldmindError(f"unknown move {move!r} for {self.variant}")
-            return action
+            phase = self._phase()
+            action = _action_ids(self.variant, phase).get(key)
+            if action is not None:
+                return action
+            # a move of another phase is illegal here, not unknown
+            other = _move_phases(self.variant)[key]
+            why = (self._module.REASONS[self._kernel.R_GAME_OVER] if self.is_over
+                   else f"not a move of the {self._module.PHASES[phase]} phase")
+            text = self._module.action_text(_action_ids(self.variant, other)[key], other)
+            raise IllegalMove(f"{text}: {why}")
         raise MeldmindError(f"a move is a Move, an action id, a move dict or a text, not {move!r}")
 
     def play(self, move: Any) -> Move:
@@ -189,13 +232,15 @@ class Game:
         if reason:
             raise IllegalMove(f"{text}: {self._module.REASONS[reason]}")
         seat = self.to_move
-        hand_before = self._hand_number()
+        hand_before, scores_before = self._hand_number(), self.scores
         revealed = int(self._kernel.apply_action(self._state, action))
         self._moves.append(action)
         self.history.append(Event("PUBLIC", None, f"seat {seat}: {text}", action))
         if revealed >= 0:
             self.history.append(Event("PRIVATE", seat, f"seat {seat} draws "
                                       f"{format_card(self.variant, revealed)}", action))
+        if self._hand_number() != hand_before or self.is_over:
+            self._log_end(hand_before, scores_before)
         if self._hand_number() != hand_before and not self.is_over:
             self._log_deal()
         return Move(action, text)
@@ -211,6 +256,28 @@ class Game:
         if upcard:
             self.history.append(Event("PUBLIC", None, f"upcard {upcard}"))
 
+    def _log_end(self, hand: int, scores_before: list[int]) -> None:
+        """The public events of a hand's end and of the game's end (E4), from the public part of
+        an observation: a game of several hands reports each hand in ``last_hand``; gin's one
+        hand is reported at game over by its ``end`` and ``deadwood``."""
+        obs = self._module.observation_dict(self._observation_array(0), None)
+        last = obs.get("last_hand")
+        if last:
+            winner, scores = last["winner"], self.scores
+            gain = scores[winner] - scores_before[winner]
+            self.history.append(Event("PUBLIC", None, f"hand {hand} ends ({last['end']}): seat "
+                                      f"{winner} wins, hand values {last['hand_values']}, seat "
+                                      f"{winner} scores {gain}, scores {scores}"))
+        if self.is_over:
+            returns = self.returns
+            best = max(returns)
+            result = f"seat {returns.index(best)} wins" if returns.count(best) == 1 else "a draw"
+            how = f" ({obs['end']})" if obs.get("end") else ""
+            deadwood = obs.get("deadwood")
+            shown = f", deadwood {deadwood}" if deadwood and None not in deadwood else ""
+            self.history.append(Event("PUBLIC", None, f"game over{how}: {result}{shown}, "
+                                      f"returns {returns}"))
+
     # -- JSON --------------------------------------------------------------------------------
     def to_json(self) -> str:
         """The game as JSON: variant, options, seed and moves (a replay, so it is exact)."""
@@ -225,9 +292,7 @@ class Game:
         data = parse_json(text, "game JSON") if isinstance(text, (str, bytes)) else dict(text)
         if not isinstance(data, dict) or data.get("format") != GAME_FORMAT:
             raise MeldmindError(f"not a meldmind game: expected \"format\": \"{GAME_FORMAT}\"")
-        if data.get("version") != GAME_VERSION:
-            raise MeldmindError(f"unsupported game version {data.get('version')!r}; this "
-                                f"meldmind reads version {GAME_VERSION}")
+        check_version(data.get("version"), GAME_VERSION, "game")
         for key, kind, word in (("variant", str, "a string"), ("moves", list, "a list"),
                                 ("options", dict, "an object")):
             if not isinstance(data.get(key), kind):

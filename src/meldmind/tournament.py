@@ -42,7 +42,7 @@ class ArenaResult:
     draws: int
     win_rate: float                 # A's share of the decided games
     ci95: tuple[float, float]       # Wilson interval of win_rate
-    mean_score_diff: float          # A's return minus B's, per game
+    mean_score_diff: float          # A's final score minus B's, per game (gin: the hand's points)
     elo_diff: float | None          # A's Elo advantage from win_rate (None when it is 0 or 1)
     seconds: float
 
@@ -80,44 +80,51 @@ def _deal_seed(seed: int, deal: int) -> int:
 
 
 def _play(variant: str, options: dict, deal_seed: int, seat_levels: tuple[str, ...],
-          iterations: int | None, budget_ms: float | None, ai_seed: int) -> list[float]:
-    """One game; seat s is played by ``seat_levels[s]``."""
+          iterations: int | None, budget_ms: float | None, ai_seed: int
+          ) -> tuple[list[float], list[float]]:
+    """One game; seat s is played by ``seat_levels[s]``. Its returns and final scores: the
+    cumulative scores where the game keeps them (CardVerse, whose returns only say who won the
+    game), else the returns."""
     module = game_module(variant)
     kernel, ai = module.KERNEL, ai_module(variant)
     params = module.make_params(options)
-    numbers = np.array([levels.NAMES.index(name) for name in seat_levels], np.int64)
-    out = np.zeros(len(seat_levels), np.float64)
+    state = kernel.new_state(params, np.int64(deal_seed))
     if budget_ms is None:
+        numbers = np.array([levels.NAMES.index(name) for name in seat_levels], np.int64)
         counts = np.array([iterations if iterations is not None else ai.default_iterations(n)
                            for n in numbers], np.int64)
-        ai.play_game(params, np.int64(deal_seed), numbers, counts, np.int64(ai_seed), out)
-        return out.tolist()
-    state = kernel.new_state(params, np.int64(deal_seed))
-    obs = np.zeros(kernel.OBS_SIZE, np.int64)
-    step = 0
-    while not kernel.is_terminal(state):
-        seat = int(kernel.current_player(state))
-        kernel.observe(state, seat, obs)
-        choice = decide(variant, seat_levels[seat], obs, seed=_deal_seed(ai_seed, step),
-                        iterations=iterations, budget_ms=budget_ms)
-        kernel.apply_action(state, choice.action)
-        step += 1
+        ai.play_out(state, numbers, counts, np.int64(ai_seed))
+    else:
+        obs = np.zeros(kernel.OBS_SIZE, np.int64)
+        step = 0
+        while not kernel.is_terminal(state):
+            seat = int(kernel.current_player(state))
+            kernel.observe(state, seat, obs)
+            choice = decide(variant, seat_levels[seat], obs, seed=_deal_seed(ai_seed, step),
+                            iterations=iterations, budget_ms=budget_ms)
+            kernel.apply_action(state, choice.action)
+            step += 1
+    out = np.zeros(len(seat_levels), np.float64)
     kernel.returns(state, out)
-    return out.tolist()
+    scores = module.scores(state) if hasattr(module, "scores") else out.tolist()
+    return out.tolist(), scores
 
 
 def _play_deals(variant: str, options: dict, level_a: str, level_b: str, seed: int,
                 deals: list[int], iterations: int | None, budget_ms: float | None
-                ) -> list[tuple[float, float]]:
-    """(A's return - B's return) for A in seat 0 and then in seat 1, for each deal."""
+                ) -> list[tuple[tuple[float, float], ...]]:
+    """For each deal, A in seat 0 and then in seat 1: (A's return - B's, A's final score -
+    B's)."""
     results = []
     for deal in deals:
         deal_seed = _deal_seed(seed, deal)
-        first = _play(variant, options, deal_seed, (level_a, level_b), iterations, budget_ms,
-                      deal_seed ^ 1)
-        second = _play(variant, options, deal_seed, (level_b, level_a), iterations, budget_ms,
-                       deal_seed ^ 2)
-        results.append((first[0] - first[1], second[1] - second[0]))
+        games = []
+        for a, seats, ai_seed in ((0, (level_a, level_b), deal_seed ^ 1),
+                                  (1, (level_b, level_a), deal_seed ^ 2)):
+            returns, scores = _play(variant, options, deal_seed, seats, iterations, budget_ms,
+                                    ai_seed)
+            games.append((returns[a] - returns[1 - a], scores[a] - scores[1 - a]))
+        results.append(tuple(games))
     return results
 
 
@@ -151,7 +158,7 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
     seed = seed_value(seed)
     processes = processes or os.cpu_count() or 1
     chunks = [list(range(i, min(i + _CHUNK, deals))) for i in range(0, deals, _CHUNK)]
-    diffs: list[tuple[float, float]] = []
+    diffs: list[tuple[tuple[float, float], ...]] = []
     started = time.perf_counter()
     bar = _progress(deals, f"{variant} {a} vs {b}", progress)
     try:
@@ -170,14 +177,14 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
                     bar.update(len(part))
     finally:
         bar.close()
-    games = [d for pair in diffs for d in pair]
-    wins_a = sum(d > 0 for d in games)
-    wins_b = sum(d < 0 for d in games)
+    games = [game for pair in diffs for game in pair]
+    wins_a = sum(returned > 0 for returned, _ in games)
+    wins_b = sum(returned < 0 for returned, _ in games)
     decided = wins_a + wins_b
     rate = wins_a / decided if decided else 0.5
     return ArenaResult(variant, a, b, deals, seed, len(games), wins_a, wins_b,
                        len(games) - decided, rate, wilson_interval(wins_a, decided),
-                       float(np.mean(games)), elo_difference(rate),
+                       float(np.mean([score for _, score in games])), elo_difference(rate),
                        time.perf_counter() - started)
 
 

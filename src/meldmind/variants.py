@@ -84,21 +84,39 @@ def options_dict(options: Mapping[str, Any] | None) -> dict[str, Any]:
     return dict(options or {})
 
 
+def checked_options(owner: str, spec: Mapping[str, tuple[type, Any, Any]],
+                    options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``options`` (a mapping or None) checked against ``spec`` (name -> (type, default,
+    allowed check)) and completed with its defaults: a name that is not a string or not in
+    ``spec``, or a value its check refuses, raises ``OptionError`` naming ``owner``.
+
+    >>> checked_options("cardverse", {"ace_high": (bool, False, is_bool)}, {1: 2, "x": 3})
+    Traceback (most recent call last):
+    ...
+    meldmind.errors.OptionError: option names are strings, not 1
+    """
+    options = options_dict(options)
+    for name in options:
+        if not isinstance(name, str):   # and names of mixed types cannot be sorted below
+            raise OptionError(f"option names are strings, not {name!r}")
+    unknown = sorted(set(options) - set(spec))
+    if unknown:
+        raise OptionError(
+            f"unknown option {unknown[0]!r} for {owner}; known: {', '.join(spec) or 'none'}"
+        )
+    resolved = {}
+    for name, (_, default, check) in spec.items():
+        value = options.get(name, default)
+        if name in options and not check(value):
+            raise OptionError(f"option {name!r} of {owner} must be {check.__doc__}, not {value!r}")
+        resolved[name] = value
+    return resolved
+
+
 def resolve_options(variant: Variant | str, options: Mapping[str, Any] | None) -> dict[str, Any]:
     """The variant's analysis options with defaults filled in; unknown or bad values raise."""
     v = variant_named(variant)
-    options = options_dict(options)
-    unknown = sorted(set(options) - set(v.options))
-    if unknown:
-        raise OptionError(
-            f"unknown option {unknown[0]!r} for {v.name}; known: {', '.join(v.options) or 'none'}"
-        )
-    resolved = {}
-    for name, (_, default, check) in v.options.items():
-        value = options.get(name, default)
-        if name in options and not check(value):
-            raise OptionError(f"option {name!r} of {v.name} must be {check.__doc__}, not {value!r}")
-        resolved[name] = value
+    resolved = checked_options(v.name, v.options, options)
     if v.name == "rami" and resolved["opening_threshold"] is None:
         # RULES.md §2.2: 30 points, 50 with two players
         resolved["opening_threshold"] = 50 if resolved["num_players"] == 2 else 30

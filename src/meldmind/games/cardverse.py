@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 
 from ..cards import format_card, mask_cards, parse_cards
-from ..variants import int_range, is_bool, options_dict
+from ..variants import checked_options, int_range, is_bool
 from .fields import OBS_FORMAT, OBS_VERSION, FieldReader
-from ..errors import MeldmindError, OptionError
+from ..errors import MeldmindError
 from ..kernels import cardverse as KERNEL
 
 VARIANT = "cardverse"
@@ -66,18 +66,8 @@ KINDS = ("group", "run")
 
 def make_params(options: Mapping[str, Any] | None = None) -> np.ndarray:
     """The kernel's parameter array from (resolved) options; missing options take defaults."""
-    options = options_dict(options)
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise OptionError(f"unknown option {unknown[0]!r} for cardverse; known: {', '.join(OPTIONS)}")
-    values = []
-    for name in _PARAM_ORDER:
-        _, default, check = OPTIONS[name]
-        value = options.get(name, default)
-        if not check(value):
-            raise OptionError(f"option {name!r} of cardverse must be {check.__doc__}, not {value!r}")
-        values.append(int(value))
-    return np.array(values, dtype=np.int64)
+    options = checked_options(VARIANT, OPTIONS, options)
+    return np.array([int(options[name]) for name in _PARAM_ORDER], dtype=np.int64)
 
 
 def hand_number(state: np.ndarray) -> int:
@@ -394,4 +384,10 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     if sum(sizes) + stock + len(pile) + bin(table_cards).count("1") != 52:
         raise MeldmindError("cardverse observation: hand sizes, stock, discard pile and table "
                             "must add up to 52 cards")
+    # the kernels trust a position to act from; fields can contradict each other without any
+    # single one being out of range (the play phase with an empty hand)
+    if not over and to_move == seat and not K.legal_actions(K.determinize(obs, 0),
+                                                             np.empty(K.NUM_ACTIONS, np.int64)):
+        raise _Reader.fail(f"the fields leave the seat to move no legal move (phase {phase!r} with "
+                           f"{len(hand)} cards in hand)")
     return obs

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..cards import parse_cards
-from ..errors import MeldmindError
+from ..errors import MeldmindError, check_version
 
 
 OBS_FORMAT = "meldmind.observation"
@@ -29,9 +29,7 @@ class FieldReader:
         reader = cls(d)
         if reader.get("format") != OBS_FORMAT:
             raise MeldmindError(f"not a meldmind observation: expected \"format\": \"{OBS_FORMAT}\"")
-        if reader.get("version") != OBS_VERSION:
-            raise MeldmindError(f"unsupported observation version {d.get('version')!r}; this "
-                                f"meldmind reads version {OBS_VERSION}")
+        check_version(reader.get("version"), OBS_VERSION, "observation")
         if reader.get("variant") != cls.variant:
             raise MeldmindError(f"not a {cls.variant} observation: variant {d.get('variant')!r}")
         return reader

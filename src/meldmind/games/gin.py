@@ -52,7 +52,7 @@ REASONS: tuple[str, ...] = (
     "not every card of that meld is in your hand",
     "laying that meld leaves no way to reach deadwood <= the knock card (10)",
     "the knocker may pass only when the cards not laid total <= the knock card (10)",
-    "the knocker lays melds, not lay-offs",
+    "the knocker has discarded already: lay melds, then pass",
     "that card does not fit any of the knocker's melds",
     "lay off first, then pass to lay your own melds",
     "lay-offs are over (the knocker went gin, or you passed): lay melds or pass",
@@ -418,7 +418,7 @@ def _history_moves(obs: np.ndarray, faced: np.ndarray) -> list[tuple[int, int, l
 
 
 def _deal_behind(obs: np.ndarray, moves: list[tuple[int, int, list[int], int | None]]
-                 ) -> tuple[list[int], list[int], list[int]]:
+                 ) -> tuple[list[list[int]], list[int], list[int]]:
     """A deal (both hands, the stock top first) from which ``moves`` lead to ``obs``, and the
     cards it had to guess (the opponent's hidden ones). Each hand is walked back from its end:
     cards that left it return, cards that joined it leave; a hidden stock draw is a hidden card
@@ -429,7 +429,7 @@ def _deal_behind(obs: np.ndarray, moves: list[tuple[int, int, list[int], int | N
     for i, (_, _, leaving, joining) in enumerate(moves):
         for c in leaving + ([joining] if joining is not None and joining >= 0 else []):
             first_seen.setdefault(c, i)
-    hands = [set(), set()]
+    hands: list[set[int]] = [set(), set()]
     hands[seat] = set(_card_ids(int(obs[K.O_HAND])))
     hands[opp] = set(_card_ids(int(obs[K.O_KNOWN + opp])))
     hidden = [0, 0]
@@ -472,10 +472,11 @@ def _deal_behind(obs: np.ndarray, moves: list[tuple[int, int, list[int], int | N
     rest = free[hidden[opp]:]
     stock = []
     for i in sorted(drawn):
-        if drawn[i] is None:
-            drawn[i] = rest.pop(0) if rest else -1
-            guessed.append(drawn[i])
-        stock.append(drawn[i])
+        card = drawn[i]
+        if card is None:
+            card = rest.pop(0) if rest else -1
+            guessed.append(card)
+        stock.append(card)
     stock += rest
     if len(stock) != K.INITIAL_STOCK or -1 in stock:
         raise _Reader.fail("'history' does not fit the cards: the deal behind it has no stock of "

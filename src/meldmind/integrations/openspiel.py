@@ -3,7 +3,8 @@
 meldmind does not depend on open_spiel: ``pyspiel`` is imported when ``MeldmindBot`` is first
 used. The bot rebuilds the position by replaying OpenSpiel's history into meldmind's gin
 engine, whose ``observe`` keeps only what the bot's player may know; the level decides from
-that observation alone and answers with an OpenSpiel action id.
+that observation alone and answers with an OpenSpiel action id. meldmind's engine plays
+``gin_rummy`` with its default parameters; under others the bot raises ``OptionError``.
 
 Ids: both engines number a card ``suit * 13 + rank``, with suits C D H S in meldmind and
 s c d h in OpenSpiel, and share the other action ids (52 draw upcard, 53 draw stock, 54 pass,
@@ -24,6 +25,9 @@ from ..variants import seed_value
 K = gin.KERNEL
 CHANCE_PLAYER = -1
 _DEAL = 21   # chance outcomes of the deal: 10 + 10 cards and the upcard
+# the gin_rummy parameters of the rules meldmind's gin engine plays (RULES.md §5)
+OPENSPIEL_PARAMETERS = {**gin.PARAMETERS, "hand_size": 10, "num_ranks": 13, "num_suits": 4,
+                        "oklahoma": False}
 
 
 def to_openspiel_card(card: int) -> int:
@@ -84,8 +88,18 @@ def deal_state(hand0: list[int], hand1: list[int], upcard: int, draws: list[int]
     return state
 
 
+def check_parameters(openspiel_game: Any) -> None:
+    """Raises ``OptionError`` unless an OpenSpiel ``gin_rummy`` game has the parameters
+    meldmind's engine plays: under others, the bot would follow the wrong rules."""
+    for name, value in sorted(openspiel_game.get_parameters().items()):
+        if OPENSPIEL_PARAMETERS.get(name) != value:
+            raise OptionError(f"meldmind plays gin_rummy with its default parameters only: "
+                              f"{name} is {value!r}")
+
+
 def meldmind_state(openspiel_state: Any) -> np.ndarray:
     """The meldmind gin state of an OpenSpiel ``gin_rummy`` state, by replaying its history."""
+    check_parameters(openspiel_state.get_game())
     history = openspiel_state.full_history()
     chance = [from_openspiel_card(step.action) for step in history if step.player == CHANCE_PLAYER]
     if len(chance) < _DEAL:

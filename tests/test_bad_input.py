@@ -1,0 +1,179 @@
+"""Bad input from a server or a user ends in a meldmind error naming what is wrong — never in a
+raw TypeError, ValueError or OverflowError — and the JSON meldmind emits matches its schemas."""
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+from importlib import resources
+
+import jsonschema
+import pytest
+
+import meldmind
+from meldmind import CardError, Game, MeldmindError, OptionError, new_game
+from meldmind.cli import main
+
+HUGE = "9" * 5000      # beyond Python's 4300-digit limit for reading an integer
+
+
+def _observation(variant="gin", seed=9):
+    game = new_game(variant, seed=seed)
+    return game.observation(game.to_move)
+
+
+def _game_record(**fields):
+    return {"format": "meldmind.game", "version": 1, "variant": "cardverse", "options": {},
+            "seed": 1, "moves": [], **fields}
+
+
+def test_a_json_integer_too_long_to_read_is_malformed_json():
+    text = json.dumps(_game_record()).replace('"seed": 1', f'"seed": {HUGE}')
+    with pytest.raises(MeldmindError, match="malformed game JSON"):
+        Game.from_json(text)
+    observation = json.dumps(_observation()).replace('"seat": 0', f'"seat": {HUGE}')
+    with pytest.raises(MeldmindError, match="malformed observation JSON"):
+        meldmind.suggest(observation, level="easy")
+
+
+def test_cli_hint_lines_answers_undecodable_and_unreadable_lines_and_goes_on():
+    good = json.dumps(_observation()).encode()
+    huge = good.replace(b'"seat": 0', b'"seat": ' + HUGE.encode())
+    lines = [b"\xff", huge, good]
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
+    result = subprocess.run([sys.executable, "-m", "meldmind.cli", "hint", "--lines", "--level",
+                             "easy", "--seed", "1"], input=b"\n".join(lines) + b"\n", env=env,
+                            capture_output=True, timeout=600)
+    assert result.returncode == 0, result.stderr.decode()
+    undecodable, unreadable, answered = (json.loads(line) for line in result.stdout.splitlines())
+    assert "malformed observation JSON" in undecodable["error"]
+    assert "malformed observation JSON" in unreadable["error"]
+    assert "move" in answered
+
+
+@pytest.mark.parametrize("budget", [math.inf, 10 ** 400], ids=["inf", "10**400"])
+def test_a_budget_beyond_the_floats_is_an_option_error(budget):
+    with pytest.raises(OptionError, match="budget_ms must be a finite positive number"):
+        meldmind.suggest(_observation(), level="master", budget_ms=budget)
+    with pytest.raises(OptionError, match="budget_ms"):
+        meldmind.arena("gin", "expert", "normal", deals=1, processes=1, budget_ms=budget,
+                       progress=False)
+
+
+def test_cli_refuses_an_infinite_budget_with_exit_code_2(capsys):
+    assert main(["arena", "gin", "expert", "normal", "--deals", "1", "--processes", "1",
+                 "--budget-ms", "inf", "--json"]) == 2
+    assert "budget_ms" in capsys.readouterr().err
+    for flags in ([], ["--lines"]):
+        result = subprocess.run([sys.executable, "-m", "meldmind.cli", "hint", "--budget-ms",
+                                 "inf", *flags], input=json.dumps(_observation()),
+                                capture_output=True, text=True, timeout=600)
+        assert result.returncode == 2 and "budget_ms" in result.stderr, result.stderr
+
+
+def test_a_variant_that_is_not_a_name_is_an_option_error():
+    with pytest.raises(OptionError, match="gin, cardverse"):
+        new_game(["gin"], seed=1)
+    with pytest.raises(OptionError, match="gin, cardverse"):
+        Game(["gin"], options={}, seed=1)
+
+
+def test_version_true_is_not_version_1():
+    with pytest.raises(MeldmindError, match="unsupported game version True"):
+        Game.from_json(_game_record(version=True))
+    with pytest.raises(MeldmindError, match="unsupported game version True"):
+        Game.from_json(json.dumps(_game_record(version=True)))
+    for variant in ("gin", "cardverse"):
+        observation = {**_observation(variant), "version": True}
+        with pytest.raises(MeldmindError, match="unsupported observation version True"):
+            meldmind.suggest(observation, level="easy")
+
+
+def test_option_names_must_be_strings():
+    from meldmind.games import cardverse
+    mixed = {1: 2, "x": 3}
+    for call in (lambda: new_game("cardverse", seed=1, options=mixed),
+                 lambda: new_game("gin", seed=1, options=mixed),
+                 lambda: cardverse.make_params(mixed),
+                 lambda: meldmind.analyze_hand("cardverse", "AS", options=mixed),
+                 lambda: meldmind.arena("cardverse", "easy", "easy", deals=1, options=mixed)):
+        with pytest.raises(OptionError, match="option names are strings, not 1"):
+            call()
+    with pytest.raises(OptionError, match="unknown option 'x' for cardverse"):
+        meldmind.analyze_hand("cardverse", "AS", options={"x": 3})
+
+
+@pytest.mark.parametrize("variant, hand, table, card", [
+    ("cardverse", "5S", ["2S 3S 4S", "5S 6S 7S"], "5S"),       # in the hand and on the table
+    ("cardverse", "4S 5S", ["2S 3S 4S"], "4S"),
+    ("gin", "9H", ["2S 3S 4S", "4S 4D 4C"], "4S"),              # on two table melds
+    ("rami", "4H", ["5H 6H 7H", "7S 7D 7H"], "7H"),
+    ("rami", "JK", ["JK1 6H 7H", "JK2 7D 7C"], "JK"),          # a third joker
+    ("kirolo", "FI07", ["FI05a FI06a FI07a", "FI07b WA07a EA07a"], "FI07"),   # a third FI07
+])
+def test_a_card_on_the_table_cannot_also_be_in_the_hand(variant, hand, table, card):
+    with pytest.raises(CardError, match=f"duplicate card '{card}'"):
+        meldmind.layoff_targets(variant, hand, table)
+
+
+def test_a_hand_card_named_without_a_copy_takes_one_the_table_leaves_free():
+    assert meldmind.layoff_targets("kirolo", "FI08", ["FI05a FI06a FI07a", "FI06b FI07b FI08a"]) \
+        == [meldmind.LayOff("FI08b", 0, "high")]
+    assert meldmind.layoff_targets("rami", "JK", ["JK1 6H 7H", "8S 9S 10S"]) \
+        == [meldmind.LayOff("JK2", 1, "low"), meldmind.LayOff("JK2", 1, "high")]
+
+
+@pytest.mark.parametrize("parameters", [{"knock_card": 5}, {"oklahoma": True}, {"gin_bonus": 50},
+                                        {"hand_size": 7}, {"num_ranks": 10}])
+def test_openspiel_bot_refuses_gin_rummy_with_other_parameters(parameters):
+    pyspiel = pytest.importorskip("pyspiel")
+    from meldmind.integrations.openspiel import MeldmindBot
+    state = pyspiel.load_game("gin_rummy", parameters).new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    (name, value), = parameters.items()
+    with pytest.raises(OptionError, match=f"meldmind plays gin_rummy with its default parameters "
+                                          f"only: {name} is {value}"):
+        MeldmindBot(state.current_player(), level="easy").step(state)
+
+
+def _schema(name):
+    return json.loads(resources.files("meldmind").joinpath(f"schemas/{name}.json").read_text())
+
+
+@pytest.mark.parametrize("variant", ["gin", "cardverse"])
+def test_every_observation_and_move_of_whole_games_matches_the_schemas(variant):
+    """Games played to the end, half the moves by the easy level so that gin hands get knocked
+    and laid off: every observation of both seats and every legal move is valid JSON of the
+    shipped schemas."""
+    from referencing import Registry, Resource
+    move_schema, observation_schema = _schema("move"), _schema(f"observation-{variant}")
+    registry = Registry().with_resources(
+        (s["$id"], Resource.from_contents(s)) for s in (move_schema, observation_schema))
+    observation = jsonschema.Draft202012Validator(observation_schema, registry=registry)
+    move = jsonschema.Draft202012Validator(move_schema)
+    options = {"target_score": 30} if variant == "cardverse" else {}
+    phases, move_types = set(), set()
+    for seed in range(8):
+        game = new_game(variant, seed=seed, options=options)
+        rng = random.Random(seed)
+        while True:
+            for seat in range(2):
+                observation.validate(game.observation(seat))
+            if game.is_over:
+                break
+            obs = game.observation(game.to_move)
+            for legal in obs["legal_moves"]:
+                move.validate(legal)
+                move_types.add((legal["type"], legal.get("kind")))
+            phases.add(obs["phase"])
+            if rng.random() < 0.5:
+                game.play(meldmind.suggest(obs, level="easy", seed=seed).move)
+            else:
+                game.play(rng.choice(game.legal_moves()))
+    if variant == "gin":
+        assert {"knock", "layoff"} <= phases
+        assert {("lay_meld", "set"), ("lay_meld", "run"), ("lay_off", None)} <= move_types
+    else:
+        assert {("lay_meld", "group"), ("lay_meld", "run"), ("lay_off", None)} <= move_types

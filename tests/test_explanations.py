@@ -1,0 +1,293 @@
+"""Story tests: a hint's explanation says only true things about the position (RULES.md §4
+CardVerse, §5 gin). Every claim is checked against the rules engine (by playing the move) or against a
+deadwood computed here, independently of ``meldmind.analysis``.
+"""
+import random
+import re
+from functools import cache
+
+import meldmind
+from meldmind import Game, analyze_hand, new_game
+from meldmind.explain import explain
+from meldmind.game import Move
+
+# Deadwood values (§4.1, §5.2): A 1, 2-10 face, J Q K 10. Runs: gin's ace is low only, CardVerse's
+# high only.
+VALUES = {"A": 1, "J": 10, "Q": 10, "K": 10, **{str(n): n for n in range(2, 11)}}
+RUN_ORDER = {"gin": "A 2 3 4 5 6 7 8 9 10 J Q K".split(),
+             "cardverse": "2 3 4 5 6 7 8 9 10 J Q K A".split()}
+
+
+def _is_meld(variant, cards):
+    if len(cards) < 3:
+        return False
+    if len({c[:-1] for c in cards}) == 1:
+        return len(cards) <= 4      # a hand holds each card once, so the suits differ
+    if len({c[-1] for c in cards}) > 1:
+        return False
+    positions = sorted(RUN_ORDER[variant].index(c[:-1]) for c in cards)
+    return positions == list(range(positions[0], positions[0] + len(cards)))
+
+
+@cache
+def own_deadwood(variant, hand):
+    """The least deadwood of ``hand`` (a frozenset), by trying every meld of its first card."""
+    if not hand:
+        return 0
+    first, rest = min(hand), hand - {min(hand)}
+    best = VALUES[first[:-1]] + own_deadwood(variant, rest)
+    partners = sorted(rest)
+    for size in range(2, 5):    # melds of 3-5 cards: a longer run splits into such runs
+        for others in _subsets(partners, size):
+            if _is_meld(variant, (first, *others)):
+                best = min(best, own_deadwood(variant, rest - set(others)))
+    return best
+
+
+def _subsets(cards, size):
+    if size == 0:
+        yield ()
+        return
+    for i, card in enumerate(cards):
+        for tail in _subsets(cards[i + 1:], size - 1):
+            yield (card, *tail)
+
+
+def _card_value_total(cards):
+    return sum(VALUES[c[:-1]] for c in cards)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gin: "pass" after the draw phases (RULES.md §5) is not a refusal of the upcard
+# ---------------------------------------------------------------------------------------------
+
+def _gin_passes(games):
+    """(game, observation, explanation of pass) at every gin decision where pass is legal
+    outside the first upcard, in seeded random games that knock whenever they may in odd games
+    and only at the wall in even ones (so that they reach it). The caller plays pass."""
+    for number in range(games):
+        rng = random.Random(number)
+        game = new_game("gin", seed=number)
+        while not game.is_over:
+            obs = game.observation(game.to_move)
+            moves = game.legal_moves()
+            passes = [m for m in moves if m.text == "pass"]
+            if passes and obs["phase"] != "first_upcard":
+                yield game, obs, explain("gin", obs, passes[0], None, ())
+                continue
+            knocks = [m for m in moves if m.text == "knock"]
+            if knocks and (number % 2 or obs["phase"] == "wall"):
+                game.play(knocks[0])
+            else:
+                game.play(rng.choice([m for m in moves if m.text != "knock"] or moves))
+
+
+def test_gin_pass_says_what_it_does_in_each_phase():
+    seen = set()
+    for game, obs, text in _gin_passes(160):
+        assert "discard pile is empty" not in text
+        seat, phase = game.to_move, obs["phase"]
+        game.play("pass")
+        after = game.observation(seat)
+        if phase == "knock":
+            # the knocker ends its melds: the cards it keeps are its deadwood, shown
+            points = _card_value_total(obs["hand"])
+            assert text == (f"Pass: you stop laying melds; your deadwood of {points} "
+                            f"({' '.join(obs['hand'])}) is shown.")
+            assert after["deadwood"][seat] == points and after["phase"] == "layoff"
+            seen.add("knock")
+        elif phase == "layoff" and not obs["finished_layoffs"]:
+            assert text == ("Pass: you stop laying off on your opponent's melds and go on to lay "
+                            "your own.")
+            assert after["finished_layoffs"] and after["to_move"] == seat
+            seen.add("layoff")
+        elif phase == "layoff":
+            # the defender ends the hand: the figures and the score are the engine's own
+            mine, theirs, outcome = re.search(
+                r"count (\d+) against the knocker's (\d+), so (.*)\.$", text).groups()
+            assert game.is_over
+            assert after["deadwood"][seat] == int(mine)
+            assert after["deadwood"][obs["knocker"]] == int(theirs)
+            knocker_gets = game.returns[obs["knocker"]]
+            if knocker_gets > 0:
+                assert outcome == f"the knocker scores {knocker_gets:.0f}"
+            elif knocker_gets < 0:
+                assert outcome == f"you undercut the knocker and score {-knocker_gets:.0f}"
+            else:
+                assert outcome == "no one scores"
+            seen.add("showdown")
+        else:
+            assert phase == "wall"
+            assert text == ("Pass: only two cards are left in the stock, so passing ends the "
+                            "hand as a draw: no one scores.")
+            assert game.is_over and after["end"] == "wall" and game.returns == [0, 0]
+            seen.add("wall")
+    assert seen == {"knock", "layoff", "showdown", "wall"}
+
+
+def test_the_hint_after_laying_melds_explains_the_pass():
+    """Through ``suggest``: the knocker's only move is pass while the discard pile holds cards."""
+    for game, obs, text in _gin_passes(160):
+        if obs["phase"] == "knock" and [m["text"] for m in obs["legal_moves"]] == ["pass"]:
+            assert obs["discard_pile"]
+            hint = meldmind.suggest(obs, level="normal", seed=0)
+            assert hint.move.text == "pass" and hint.explanation == text
+            assert "your deadwood of" in text
+            return
+        game.play("pass")
+    raise AssertionError("no knocker left with pass alone")
+
+
+def test_knocking_at_the_wall_counts_the_upcard():
+    """At the wall a knock takes the upcard into the hand (§5), so the deadwood stated is the
+    best one of the hand with the upcard, after a discard. Both seats draw from the stock and
+    keep their best ten cards, never knocking before the wall."""
+    checked = 0
+    for number in range(12):
+        game = new_game("gin", seed=number)
+        while not game.is_over:
+            obs = game.observation(game.to_move)
+            moves = game.legal_moves()
+            texts = [m.text for m in moves]
+            if obs["phase"] == "wall" and "knock" in texts:
+                text = explain("gin", obs, moves[texts.index("knock")], None, ())
+                stated = int(re.fullmatch(r"Knock: your deadwood after the discard is (\d+)\.",
+                                          text).group(1))
+                cards = frozenset(obs["hand"]) | {obs["upcard"]}
+                assert stated == min(own_deadwood("gin", cards - {c}) for c in cards) <= 10
+                checked += 1
+            if obs["phase"] == "discard":
+                game.play(min((m for m in moves if m.text != "knock"), key=lambda m: analyze_hand(
+                    "gin", [c for c in obs["hand"] if c != m.text.split()[1]]).deadwood_points))
+            else:
+                game.play("draw stock" if "draw stock" in texts else "pass")
+    assert checked >= 5
+
+
+# ---------------------------------------------------------------------------------------------
+# Taking the upcard / the discard: a deadwood claim only when it is true
+# ---------------------------------------------------------------------------------------------
+
+def _check_take_claim(variant, obs, text):
+    """The explanation of a take claims a lower deadwood only when some discard after the take
+    really leaves less deadwood than now, a meld or a lay-off only when it is one; returns the
+    kind of reason given."""
+    hand = frozenset(obs["hand"])
+    top = obs["upcard"] if variant == "gin" else obs["discard_pile"][-1]
+    now = own_deadwood(variant, hand)
+    best_after = min(own_deadwood(variant, hand - {d} | {top}) for d in hand)
+    if "not lower" in text:
+        assert best_after >= now, text
+        assert f"deadwood of {now}." in text
+        return "no lower"
+    if "lower" in text or "drops" in text:
+        assert best_after < now, (text, now, best_after)
+        drop = re.search(r"with (\S+) discarded, your deadwood drops from (\d+) to (\d+)", text)
+        if drop:    # and the figures, when it gives them
+            discard, before, after = drop.group(1), int(drop.group(2)), int(drop.group(3))
+            assert (before, after) == (now, best_after)
+            assert own_deadwood(variant, hand - {discard} | {top}) == best_after
+        return "lower"
+    cards = hand | {top}
+    completes = re.search(r"it completes ([^.]+)\.", text)
+    if completes:
+        meld = completes.group(1).split()
+        assert top in meld and set(meld) <= cards and _is_meld(variant, meld), text
+        return "completes"
+    lays_off = re.search(r"you can lay it off on ([^.]+)\.", text)
+    if lays_off:
+        meld = lays_off.group(1).split()
+        assert meld in [m["cards"] for m in obs["table"]] and _is_meld(variant, meld + [top]), text
+        return "lay off"
+    return "other"
+
+
+def test_the_reviewers_takes_claim_no_lower_deadwood():
+    # CardVerse: nothing melds and QS pairs with nothing: 49 before, at best 49 - 9 + 10 after
+    cv = {"variant": "cardverse", "seat": 0, "hand": "AC 7C 8D 9D 7H 8S 9S".split(),
+          "discard_pile": ["QS"]}
+    text = explain("cardverse", cv, Move(1, "take discard"), None, ())
+    assert text == "Take the QS: it does not lower your deadwood of 49."
+    assert _check_take_claim("cardverse", cv, text) == "no lower"
+    # gin: 4C-7C and JD-KD meld, leaving 2C 9H 4S (15); JC melds with nothing, so any other
+    # discard leaves more
+    gin = {"variant": "gin", "seat": 0, "hand": "2C 4C 5C 6C 7C JD QD KD 9H 4S".split(),
+           "upcard": "JC"}
+    text = explain("gin", gin, Move(52, "draw upcard"), None, ())
+    assert text == "Take the JC: it does not lower your deadwood of 15."
+    assert _check_take_claim("gin", gin, text) == "no lower"
+
+
+def test_take_explanations_over_random_positions():
+    kinds = {"gin": set(), "cardverse": set()}
+    rng = random.Random(7)
+    for variant, take in (("gin", "draw upcard"), ("cardverse", "take discard")):
+        positions = 0
+        while positions < 150:
+            game = new_game(variant, seed=rng.randrange(1 << 30))
+            for _ in range(rng.randrange(0, 50)):
+                if game.is_over:
+                    break
+                game.play(rng.choice(game.legal_moves()))
+            if game.is_over:
+                continue
+            moves = [m for m in game.legal_moves() if m.text == take]
+            if not moves:
+                continue
+            obs = game.observation(game.to_move)
+            text = explain(variant, obs, moves[0], None, ())
+            kinds[variant].add(_check_take_claim(variant, obs, text))
+            positions += 1
+    assert kinds["gin"] >= {"lower", "no lower", "completes"}
+    assert kinds["cardverse"] >= {"lower", "no lower", "completes", "lay off"}
+
+
+# ---------------------------------------------------------------------------------------------
+# CardVerse: a hand that can decide the game is not valued in points
+# ---------------------------------------------------------------------------------------------
+
+def _hand_may_end_game(obs):
+    """A winner collects the others' hands: at most their cards now, each worth at most 10."""
+    sizes, target = obs["hand_sizes"], obs["options"]["target_score"]
+    return any(score + 10 * (sum(sizes) - sizes[seat]) >= target
+               for seat, score in enumerate(obs["scores"]))
+
+
+def _wins_the_game(game, move):
+    trial = Game.from_json(game.to_json())
+    seat = trial.to_move
+    trial.play(move)
+    return trial.is_over and trial.observation(seat)["game_winner"] == seat
+
+
+def test_a_game_winning_move_is_not_described_in_points():
+    """Games to 15 points, hinted where a move wins the game: the search's value there is the
+    game's return (+1 won, -1 lost), which is no number of points."""
+    sure_wins = 0
+    for seed in range(4):
+        game = new_game("cardverse", seed=seed, options={"target_score": 15})
+        moves_played = 0
+        while not game.is_over:
+            obs = game.observation(game.to_move)
+            if any(_wins_the_game(game, m) for m in game.legal_moves()):
+                hint = meldmind.suggest(obs, level="expert", iterations=48, seed=1)
+                assert "points for you" not in hint.explanation, hint.explanation
+                if hint.value == 1:     # every playout won the game
+                    assert "The search expects you to win the game with it" in hint.explanation
+                    sure_wins += 1
+                else:
+                    assert (f"The search scores it {hint.value:+.2f} (a game won counts +1, a game "
+                            f"lost -1)") in hint.explanation
+            game.play(meldmind.suggest(obs, level="normal", seed=moves_played).move)
+            moves_played += 1
+    assert sure_wins >= 1
+
+
+def test_a_first_hand_to_100_is_valued_in_points():
+    """No seat can reach 100 in the first hand of two players (at most 8 cards of 10 points), so
+    the value is the expected points: the share of the target times the target."""
+    game = new_game("cardverse", seed=3)
+    obs = game.observation(0)
+    assert not _hand_may_end_game(obs)
+    hint = meldmind.suggest(obs, level="expert", iterations=48, seed=1)
+    assert f"The search expects {hint.value * 100:+.1f} points for you" in hint.explanation
