@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .cards import _split, card_bit, format_card, hand_mask, is_joker, parse_cards
+from .cards import card_bit, card_tokens, format_card, hand_mask, is_joker, parse_cards
 from .errors import CardError, MeldmindError
 from .kernels import handalg
 from .variants import Variant, resolve_options, variant_named
@@ -310,7 +310,7 @@ def layoff_targets(variant: str, hand: str | Iterable[str],
     v = variant_named(variant)
     opts = resolve_options(v, options)
     jokers_per_series = opts.get("max_jokers_per_series", 1)
-    hand = _split(hand)
+    hand = card_tokens(hand)
     parse_cards(v, hand)     # a bad hand card is named before the table is read
     if isinstance(table_melds, (str, bytes, Meld)) or not isinstance(table_melds, Iterable):
         raise MeldmindError(f"table_melds is a list of melds (each a Meld, a string or a list of "
@@ -321,7 +321,7 @@ def layoff_targets(variant: str, hand: str | Iterable[str],
     # or on two melds, is a copy too many. Parsed together, hand cards named without a copy
     # (JK, FI7) also take a copy the table leaves free.
     on_table = [card for meld in table_melds
-                for card in _split(meld.cards if isinstance(meld, Meld) else meld)]
+                for card in card_tokens(meld.cards if isinstance(meld, Meld) else meld)]
     try:
         ids = parse_cards(v, hand + on_table)[:len(hand)]
     except CardError as error:

@@ -69,7 +69,8 @@ def format_card(variant: Variant | str, card: int) -> str:
     raise CardError(f"card id {card} does not exist in {variant_named(variant).name}")
 
 
-def _split(cards: str | Iterable[str]) -> list[str]:
+def card_tokens(cards: str | Iterable[str]) -> list[str]:
+    """The card texts of a string (split on spaces) or of a list of strings, unparsed."""
     if isinstance(cards, str):
         return cards.split()
     if not isinstance(cards, Iterable) or isinstance(cards, (bytes, Mapping)):
@@ -127,7 +128,7 @@ def parse_cards(variant: Variant | str, cards: str | Iterable[str]) -> list[int]
     naming the token. Tokens without a copy (``FI7``, ``JK``) take the first free id.
     """
     v = variant_named(variant)
-    tokens = _split(cards)
+    tokens = card_tokens(cards)
     taken: set[int] = set()
     ids: list[int] = []
     # tokens naming no copy: "JK", ("ELEMENT", bit) or ("ACTION", name)

@@ -85,9 +85,9 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from .analysis import HandAnalysis, analyze_hand, layoff_targets
-from .cards import RANKS
+from .cards import RANKS, parse_cards
 from .game import Move
-from .games.gin import PARAMETERS as GIN_PARAMETERS
+from .games.gin import KERNEL as GIN_KERNEL, PARAMETERS as GIN_PARAMETERS
 
 RANK_NAMES = {"A": "aces", "2": "twos", "3": "threes", "4": "fours", "5": "fives", "6": "sixes",
               "7": "sevens", "8": "eights", "9": "nines", "10": "tens", "J": "jacks",
@@ -205,7 +205,8 @@ def _gin_pass_reason(obs: Mapping[str, Any]) -> str:
     the knocker's melds, ends the defender's lay-offs, then the hand, and at the wall draws."""
     phase = obs.get("phase", "first_upcard")
     hand = list(obs.get("hand", []))
-    points = sum(_card_value(c) for c in hand)    # every card not laid counts, melded or not
+    # every card not laid counts, melded or not
+    points = int(GIN_KERNEL.hand_value(sum(1 << c for c in parse_cards("gin", hand))))
     if phase == "knock":
         if not hand:
             return "every card is in your melds, so you go gin and your opponent cannot lay off"
@@ -220,12 +221,6 @@ def _gin_pass_reason(obs: Mapping[str, Any]) -> str:
         return ("only two cards are left in the stock, so passing ends the hand as a draw: "
                 "no one scores")
     return _decline_reason("gin", obs)
-
-
-def _card_value(card: str) -> int:
-    """Gin's card values (RULES.md §5): A 1, 2-10 face, J Q K 10."""
-    rank = _rank(card)
-    return 1 if rank == "A" else 10 if rank in ("J", "Q", "K") else int(rank)
 
 
 def _showdown(defender: int, knocker: int) -> str:
