@@ -177,3 +177,29 @@ def test_every_observation_and_move_of_whole_games_matches_the_schemas(variant):
         assert {("lay_meld", "set"), ("lay_meld", "run"), ("lay_off", None)} <= move_types
     else:
         assert {("lay_meld", "group"), ("lay_meld", "run"), ("lay_off", None)} <= move_types
+
+
+TOO_LONG_TO_WRITE = 10 ** 5000     # Python's repr of it raises ValueError
+ENTRY_POINTS_TAKING_INTEGERS = {
+    "new_game seed": lambda n: new_game("gin", seed=n),
+    "an option": lambda n: new_game("cardverse", seed=1, options={"target_score": n}),
+    "analysis option": lambda n: meldmind.analyze_hand("rami", "AS", options={"num_players": n}),
+    "suggest iterations": lambda n: meldmind.suggest(_observation(), level="expert", iterations=n),
+    "suggest budget": lambda n: meldmind.suggest(_observation(), level="expert", budget_ms=n),
+    "an observation field": lambda n: meldmind.suggest({**_observation(), "stock_size": n}, level="easy"),
+    "an observation list": lambda n: meldmind.suggest({**_observation(), "hand_sizes": [n, 1]},
+                                                      level="easy"),
+    "play an action id": lambda n: new_game("gin", seed=1).play(n),
+    "observation seat": lambda n: new_game("gin", seed=1).observation(n),
+    "game record move": lambda n: Game.from_json({"format": "meldmind.game", "version": 1,
+                                                  "variant": "gin", "options": {}, "seed": 1,
+                                                  "moves": [n]}),
+    "arena deals": lambda n: meldmind.arena("gin", "easy", "beginner", deals=n, progress=False),
+}
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS_TAKING_INTEGERS)
+def test_an_integer_too_long_to_write_gets_a_meldmind_error(entry):
+    """The error message names the bad integer by its size: writing it out would itself raise."""
+    with pytest.raises(MeldmindError, match="integer .*bits|holding an integer"):
+        ENTRY_POINTS_TAKING_INTEGERS[entry](TOO_LONG_TO_WRITE)

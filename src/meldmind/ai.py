@@ -26,7 +26,7 @@ from typing import Any, Mapping
 import numba
 import numpy as np
 
-from .errors import MeldmindError, OptionError, parse_json
+from .errors import MeldmindError, OptionError, parse_json, shown
 from .explain import explain
 from .game import Move, game_module
 from .kernels import levels
@@ -117,13 +117,13 @@ def check_budget(iterations: int | None, budget_ms: float | None) -> None:
     """Raises ``OptionError`` unless ``iterations`` is None or an integer of at least 1 and
     ``budget_ms`` is None or a finite positive number."""
     if iterations is not None and not is_positive_int(iterations):
-        raise OptionError(f"iterations must be an integer of at least 1, not {iterations!r}")
+        raise OptionError(f"iterations must be an integer of at least 1, not {shown(iterations)}")
     # NaN fails both comparisons; infinity, and integers beyond the largest float, would
     # overflow the deadline's arithmetic
     if budget_ms is not None and (not isinstance(budget_ms, (int, float))
                                   or isinstance(budget_ms, bool)
                                   or not 0 < budget_ms <= sys.float_info.max):
-        raise OptionError(f"budget_ms must be a finite positive number, not {budget_ms!r}")
+        raise OptionError(f"budget_ms must be a finite positive number, not {shown(budget_ms)}")
 
 
 _WORKQUEUE_LOCK = threading.Lock()

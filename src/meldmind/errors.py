@@ -35,3 +35,14 @@ def check_version(found: Any, version: int, what: str) -> None:
     if isinstance(found, bool) or found != version:
         raise MeldmindError(f"unsupported {what} version {found!r}; this meldmind reads "
                             f"version {version}")
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` for an error message, also for an integer too long for Python to write
+    in decimal (over 4300 digits), whose ``repr`` itself raises ``ValueError``."""
+    try:
+        return repr(value)
+    except ValueError:
+        if isinstance(value, int):
+            return f"an integer of {value.bit_length()} bits"
+        return f"a {type(value).__name__} holding an integer too long to write"

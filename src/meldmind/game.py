@@ -25,7 +25,7 @@ from typing import Any, Literal, Mapping
 import numpy as np
 
 from .cards import format_card, parse_cards
-from .errors import IllegalMove, MeldmindError, OptionError, check_version, parse_json
+from .errors import IllegalMove, MeldmindError, OptionError, check_version, parse_json, shown
 from .variants import checked_options, is_positive_int, options_dict, seed_value
 
 GAME_MODULES = {"gin": "meldmind.games.gin", "cardverse": "meldmind.games.cardverse"}
@@ -180,7 +180,7 @@ class Game:
 
     def _observation_array(self, seat: int) -> np.ndarray:
         if not isinstance(seat, int) or not 0 <= seat < self.players:
-            raise MeldmindError(f"seat must be 0..{self.players - 1}, not {seat!r}")
+            raise MeldmindError(f"seat must be 0..{self.players - 1}, not {shown(seat)}")
         out = np.zeros(self._kernel.OBS_SIZE, dtype=np.int64)
         self._kernel.observe(self._state, seat, out)
         return out
@@ -226,7 +226,7 @@ class Game:
         the reason, and the game is unchanged."""
         action = self._resolve(move)
         if not 0 <= action < self._kernel.NUM_ACTIONS:
-            raise IllegalMove(f"action id {action} is outside 0..{self._kernel.NUM_ACTIONS - 1}")
+            raise IllegalMove(f"action id {shown(action)} is outside 0..{self._kernel.NUM_ACTIONS - 1}")
         reason = int(self._kernel.illegal_reason(self._state, action))
         text = self._module.action_text(action, self._phase())
         if reason:
@@ -302,7 +302,7 @@ class Game:
         game = cls(data["variant"], options=data["options"], seed=data["seed"])
         for i, move in enumerate(data["moves"]):
             if not _is_action_id(move):
-                raise MeldmindError(f"game JSON move {i} must be an action id, not {move!r}")
+                raise MeldmindError(f"game JSON move {i} must be an action id, not {shown(move)}")
             try:
                 game.play(move)
             except IllegalMove as error:
@@ -317,7 +317,7 @@ def _is_action_id(value: Any) -> bool:
 def _action_id(value: Any) -> int:
     """The id of a Move or a move dict, checked: a text there would be played as a move."""
     if not _is_action_id(value):
-        raise MeldmindError(f"a move's 'id' is an action id, not {value!r}")
+        raise MeldmindError(f"a move's 'id' is an action id, not {shown(value)}")
     return int(value)
 
 
@@ -330,7 +330,7 @@ def new_game(variant: str, *, players: int = 2, seed: int | None = None,
     module = game_module(variant)
     options = options_dict(options)
     if not is_positive_int(players):
-        raise OptionError(f"players must be a positive integer, not {players!r}")
+        raise OptionError(f"players must be a positive integer, not {shown(players)}")
     if "num_players" in module.OPTIONS:
         options.setdefault("num_players", players)
     elif players != 2:

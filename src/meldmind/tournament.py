@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .ai import ai_module, check_budget, decide, derived_seed, level_name
-from .errors import OptionError
+from .errors import OptionError, shown
 from .game import game_module, resolve_game_options
 from .kernels import levels
 from .variants import is_positive_int, seed_value
@@ -151,9 +151,9 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
     if options.get("num_players", 2) != 2:
         raise OptionError("the arena plays two-player games")
     if not is_positive_int(deals):
-        raise OptionError(f"deals must be a positive integer, not {deals!r}")
+        raise OptionError(f"deals must be a positive integer, not {shown(deals)}")
     if processes is not None and not is_positive_int(processes):
-        raise OptionError(f"processes must be a positive integer, not {processes!r}")
+        raise OptionError(f"processes must be a positive integer, not {shown(processes)}")
     check_budget(iterations, budget_ms)
     seed = seed_value(seed)
     processes = processes or os.cpu_count() or 1

@@ -6,7 +6,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .errors import OptionError
+from .errors import OptionError, shown
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def seed_value(seed: Any) -> int:
     if seed is None:
         return secrets.randbits(62)
     if not isinstance(seed, int) or isinstance(seed, bool) or not SEED_LOW <= seed <= SEED_HIGH:
-        raise OptionError(f"seed must be an integer from -2**63 to 2**63 - 1, not {seed!r}")
+        raise OptionError(f"seed must be an integer from -2**63 to 2**63 - 1, not {shown(seed)}")
     return seed
 
 VARIANTS: dict[str, Variant] = {
@@ -108,7 +108,7 @@ def checked_options(owner: str, spec: Mapping[str, tuple[type, Any, Any]],
     for name, (_, default, check) in spec.items():
         value = options.get(name, default)
         if name in options and not check(value):
-            raise OptionError(f"option {name!r} of {owner} must be {check.__doc__}, not {value!r}")
+            raise OptionError(f"option {name!r} of {owner} must be {check.__doc__}, not {shown(value)}")
         resolved[name] = value
     return resolved
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..cards import parse_cards
-from ..errors import MeldmindError, check_version
+from ..errors import MeldmindError, check_version, shown
 
 
 OBS_FORMAT = "meldmind.observation"
@@ -46,7 +46,7 @@ class FieldReader:
     @classmethod
     def int_in(cls, key: str, value: Any, lo: int, hi: int) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise cls.fail(f"{key!r} must be an integer from {lo} to {hi}, not {value!r}")
+            raise cls.fail(f"{key!r} must be an integer from {lo} to {hi}, not {shown(value)}")
         return value
 
     def integer(self, key: str, lo: int, hi: int) -> int:
@@ -60,7 +60,7 @@ class FieldReader:
     @classmethod
     def bool_in(cls, key: str, value: Any) -> int:
         if not isinstance(value, bool):
-            raise cls.fail(f"{key!r} must be true or false, not {value!r}")
+            raise cls.fail(f"{key!r} must be true or false, not {shown(value)}")
         return int(value)
 
     def flag(self, key: str) -> int:
@@ -69,19 +69,19 @@ class FieldReader:
     @classmethod
     def int_list(cls, key: str, value: Any, n: int, lo: int, hi: int) -> list[int]:
         if not isinstance(value, list) or len(value) != n:
-            raise cls.fail(f"{key!r} must be a list of {n} integers, not {value!r}")
+            raise cls.fail(f"{key!r} must be a list of {n} integers, not {shown(value)}")
         return [cls.int_in(f"{key}[{i}]", v, lo, hi) for i, v in enumerate(value)]
 
     @classmethod
     def pair(cls, key: str, value: Any) -> list[Any]:
         if not isinstance(value, list) or len(value) != 2:
-            raise cls.fail(f"{key!r} must be a list of 2 entries (one per seat), not {value!r}")
+            raise cls.fail(f"{key!r} must be a list of 2 entries (one per seat), not {shown(value)}")
         return value
 
     @classmethod
     def cards(cls, key: str, value: Any) -> list[int]:
         if not isinstance(value, list):
-            raise cls.fail(f"{key!r} must be a list of cards, not {value!r}")
+            raise cls.fail(f"{key!r} must be a list of cards, not {shown(value)}")
         try:
             return parse_cards(cls.variant, value)
         except MeldmindError as error:
@@ -93,5 +93,5 @@ class FieldReader:
         if value is None:
             return -1
         if not isinstance(value, str):
-            raise self.fail(f"{key!r} must be a card or null, not {value!r}")
+            raise self.fail(f"{key!r} must be a card or null, not {shown(value)}")
         return self.cards(key, [value])[0]
