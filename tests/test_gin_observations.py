@@ -108,3 +108,20 @@ def test_a_history_that_does_not_fit_the_cards_is_refused():
     assert upcard["move"] == "draw upcard"
     with pytest.raises(MeldmindError, match="takes .* in history\\[0\\] but does not hold it"):
         gin.observation_array(d)
+
+
+def test_an_illegal_public_move_of_the_opponent_is_refused():
+    """The opponent's hidden cards are guessed for the replay, but only the legality of its
+    knock and melds depends on them: a draw it could not make is refused."""
+    game = meldmind.new_game("gin", seed=3)
+    game.play("pass")
+    game.play("pass")           # both passed the first upcard: seat 0 must draw from the stock
+    game.play("draw stock")
+    d = _observation(game, 1)
+    assert d["history"][2]["move"] == "draw stock"
+    d["history"][2] = {"seat": 0, "move": "draw upcard"}
+    d["known_cards"][0] = [d["first_upcard"]]    # the fields as if that draw had been legal
+    d["discard_pile"] = []
+    d["stock_size"] += 1
+    with pytest.raises(MeldmindError, match=r"history\[2\]' \(draw upcard\) is illegal there"):
+        gin.observation_array(d)

@@ -385,6 +385,8 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
 # the observation, and the result must be the observation itself.
 
 _UNKNOWN = -1      # a stock draw whose card the observing seat did not see
+_REASONS_OF_HIDDEN_CARDS = {KERNEL.R_KNOCK_DEADWOOD, KERNEL.R_KNOCK_DISCARD, KERNEL.R_MELD_DEADWOOD,
+                            KERNEL.R_KNOCKER_PASS}
 
 
 def _history_moves(obs: np.ndarray, faced: np.ndarray) -> list[tuple[int, int, list[int], int | None]]:
@@ -500,8 +502,9 @@ def _check_against_history(obs: np.ndarray, faced: np.ndarray) -> None:
         if K.current_player(state) != who:
             raise _Reader.fail(f"'history[{i}]': seat {who} moves out of turn")
         reason = int(K.illegal_reason(state, action))
-        # a knocker's melds are legal or not by its hidden cards, which were guessed
-        if reason and not (who == opp and state[K.S_HAND + opp] & guessed_mask):
+        # the opponent's knock and melds are legal or not by its hidden cards, which were guessed
+        if reason and not (who == opp and state[K.S_HAND + opp] & guessed_mask
+                           and reason in _REASONS_OF_HIDDEN_CARDS):
             raise _Reader.fail(f"'history[{i}]' ({action_text(action, int(state[K.S_PHASE]))}) is "
                                f"illegal there: {REASONS[reason]}")
         K.apply_action(state, action)
