@@ -114,6 +114,16 @@ def _read_move(variant: str, text: str) -> MoveKey | None:
     return key if key in _move_phases(variant) else None
 
 
+def game_scores(module: ModuleType, state: np.ndarray, players: int) -> list[int]:
+    """Cumulative scores where the game keeps them (its optional ``scores``, docs/engine-
+    contract.md), else the returns."""
+    if hasattr(module, "scores"):
+        return module.scores(state)
+    out = np.zeros(players, np.float64)
+    module.KERNEL.returns(state, out)
+    return [int(r) for r in out]
+
+
 def resolve_game_options(module: ModuleType, variant: str, options: Mapping[str, Any] | None
                          ) -> dict[str, Any]:
     return checked_options(variant, module.OPTIONS, options)
@@ -158,9 +168,7 @@ class Game:
     @property
     def scores(self) -> list[int]:
         """Cumulative scores where the game keeps them, else the returns."""
-        if hasattr(self._module, "scores"):
-            return self._module.scores(self._state)
-        return [int(r) for r in self.returns]
+        return game_scores(self._module, self._state, self.players)
 
     @property
     def moves(self) -> list[int]:

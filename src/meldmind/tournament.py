@@ -21,7 +21,7 @@ import numpy as np
 
 from .ai import ai_module, check_budget, decide, derived_seed, level_name
 from .errors import OptionError, shown
-from .game import game_module, resolve_game_options
+from .game import game_module, game_scores, resolve_game_options
 from .kernels import levels
 from .variants import is_positive_int, seed_value
 
@@ -106,8 +106,7 @@ def _play(variant: str, options: dict, deal_seed: int, seat_levels: tuple[str, .
             step += 1
     out = np.zeros(len(seat_levels), np.float64)
     kernel.returns(state, out)
-    scores = module.scores(state) if hasattr(module, "scores") else out.tolist()
-    return out.tolist(), scores
+    return out.tolist(), [float(s) for s in game_scores(module, state, len(seat_levels))]
 
 
 def _play_deals(variant: str, options: dict, level_a: str, level_b: str, seed: int,
