@@ -218,28 +218,77 @@ def test_the_reviewers_takes_claim_no_lower_deadwood():
     assert _check_take_claim("gin", gin, text) == "no lower"
 
 
+def _random_decisions(variant, rng, count, wanted):
+    """``count`` (observation, move) pairs from random positions of random games drawn from
+    ``rng``, where ``wanted(observation, move)`` picks the move."""
+    found = 0
+    while found < count:
+        game = new_game(variant, seed=rng.randrange(1 << 30))
+        for _ in range(rng.randrange(0, 50)):
+            if game.is_over:
+                break
+            game.play(rng.choice(game.legal_moves()))
+        if game.is_over:
+            continue
+        obs = game.observation(game.to_move)
+        moves = [m for m in game.legal_moves() if wanted(obs, m)]
+        if moves:
+            yield obs, moves[0]
+            found += 1
+
+
 def test_take_explanations_over_random_positions():
     kinds = {"gin": set(), "cardverse": set()}
     rng = random.Random(7)
     for variant, take in (("gin", "draw upcard"), ("cardverse", "take discard")):
-        positions = 0
-        while positions < 150:
-            game = new_game(variant, seed=rng.randrange(1 << 30))
-            for _ in range(rng.randrange(0, 50)):
-                if game.is_over:
-                    break
-                game.play(rng.choice(game.legal_moves()))
-            if game.is_over:
-                continue
-            moves = [m for m in game.legal_moves() if m.text == take]
-            if not moves:
-                continue
-            obs = game.observation(game.to_move)
-            text = explain(variant, obs, moves[0], None, ())
+        for obs, move in _random_decisions(variant, rng, 150, lambda obs, m: m.text == take):
+            text = explain(variant, obs, move, None, ())
             kinds[variant].add(_check_take_claim(variant, obs, text))
-            positions += 1
     assert kinds["gin"] >= {"lower", "no lower", "completes"}
     assert kinds["cardverse"] >= {"lower", "no lower", "completes", "lay off"}
+
+
+def _check_decline_claim(variant, obs, text, searched):
+    """Checks a "draw stock" or first-upcard "pass" explanation; returns the kind of claim."""
+    hand = frozenset(obs["hand"])
+    top = obs["upcard"] if variant == "gin" else obs["discard_pile"][-1]
+    cards = hand | {top}
+    fits = re.search(r": (\S+) fits none of your melds\.", text)
+    if fits:
+        assert fits.group(1) == top
+        # no arrangement of the hand with it melds more points than without it
+        assert own_deadwood(variant, cards) == own_deadwood(variant, hand) + VALUES[top[:-1]], text
+        return "fits none"
+    meld, reason = re.search(r": \S+ would complete ([^,]+), but ([^.]*)\.", text).groups()
+    meld = meld.split()
+    assert top in meld and set(meld) <= cards and _is_meld(variant, meld), text
+    now = own_deadwood(variant, hand)
+    best_after = min(own_deadwood(variant, hand - {d} | {top}) for d in hand)
+    if reason.startswith("taking it would not lower"):
+        assert best_after >= now and reason.endswith(f"deadwood of {now}"), text
+        return "no lower"
+    assert best_after < now, text
+    assert reason == f"{'the search' if searched else 'this level'} prefers an unseen card"
+    return "prefers"
+
+
+def _declines(obs, move):
+    """Drawing from the stock while a discard is on offer, or passing the first upcard."""
+    on_offer = obs.get("upcard") if obs["variant"] == "gin" else obs["discard_pile"]
+    return bool(on_offer) and (move.text == "draw stock" or
+                               (move.text == "pass" and obs.get("phase") == "first_upcard"))
+
+
+def test_decline_explanations_over_random_positions():
+    kinds = {"gin": set(), "cardverse": set()}
+    rng = random.Random(11)
+    for variant in kinds:
+        for number, (obs, move) in enumerate(_random_decisions(variant, rng, 150, _declines)):
+            searched = number % 2 == 1
+            text = explain(variant, obs, move, 0.0 if searched else None, ())
+            kinds[variant].add(_check_decline_claim(variant, obs, text, searched))
+    assert kinds["gin"] == {"fits none", "no lower", "prefers"}
+    assert kinds["cardverse"] >= {"fits none", "prefers"}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -79,6 +79,20 @@ Pass: you show your hand: the cards you did not lay count 12 against the knocker
 >>> wall = {"variant": "gin", "seat": 0, "phase": "wall", "hand": ["2C"], "upcard": "9H"}
 >>> explain("gin", wall, Move(54, "pass"), None, ())
 'Pass: only two cards are left in the stock, so passing ends the hand as a draw: no one scores.'
+
+An upcard left that would complete a meld is explained by the deadwood when taking it gains
+nothing, else by the choice of the search (or of a level without search):
+
+>>> up = {"variant": "gin", "seat": 0, "phase": "draw", "upcard": "7H",
+...       "hand": "7C 7D 2S 3S 4S 5C 5D 5H 9S KC".split()}
+>>> explain("gin", up, Move(53, "draw stock"), None, ())
+'Draw from the stock: 7H would complete 7C 7D 7H, but this level prefers an unseen card.'
+>>> stock = Alternative(Move(53, "draw stock"), 2.0, 64)
+>>> explain("gin", up, stock.move, 2.0, (stock,))
+'Draw from the stock: 7H would complete 7C 7D 7H, but the search prefers an unseen card. The search expects +2.0 points for you.'
+>>> up.update(upcard="9C", hand="2S 3S 4S 5S 6C 7C 8C 9D 9H 9S".split(), phase="first_upcard")
+>>> explain("gin", up, Move(54, "pass"), None, ())
+'Pass: 9C would complete 9C 9D 9H 9S, but taking it would not lower your deadwood of 0.'
 """
 from __future__ import annotations
 
@@ -180,27 +194,38 @@ def _take_reason(variant: str, obs: Mapping[str, Any], top: str) -> str:
     partners = _loose_partners(variant, analysis, top)
     if partners:
         return f"it builds on {' '.join(partners)}"
+    now, discard, after = _deadwood_after_taking(variant, hand, top)
+    if after < now:
+        return f"with {discard} discarded, your deadwood drops from {now} to {after}"
+    return f"it does not lower your deadwood of {now}"
+
+
+def _deadwood_after_taking(variant: str, hand: list[str], top: str) -> tuple[int, str, int]:
+    """(deadwood now, the best discard after taking ``top``, deadwood after that discard)."""
     now = analyze_hand(variant, hand).deadwood_points
     # the card taken stays: gin gains nothing by throwing it back, CardVerse forbids it
     after = {d: analyze_hand(variant, [c for c in hand if c != d] + [top]).deadwood_points
              for d in hand}
     discard = min(after, key=after.__getitem__)
-    if after[discard] < now:
-        return f"with {discard} discarded, your deadwood drops from {now} to {after[discard]}"
-    return f"it does not lower your deadwood of {now}"
+    return now, discard, after[discard]
 
 
-def _decline_reason(variant: str, obs: Mapping[str, Any]) -> str:
+def _decline_reason(variant: str, obs: Mapping[str, Any], searched: bool) -> str:
     top = _top_of_discard(variant, obs)
     if top is None:
         return "the discard pile is empty"
-    melds = _melds_with(analyze_hand(variant, list(obs.get("hand", [])) + [top]), top)
-    if melds:
-        return f"{top} would complete {' '.join(melds[0])}, but the search prefers an unseen card"
-    return f"{top} fits none of your melds"
+    hand = list(obs.get("hand", []))
+    melds = _melds_with(analyze_hand(variant, hand + [top]), top)
+    if not melds:
+        return f"{top} fits none of your melds"
+    completes = f"{top} would complete {' '.join(melds[0])}"
+    now, _, after = _deadwood_after_taking(variant, hand, top)
+    if after >= now:
+        return f"{completes}, but taking it would not lower your deadwood of {now}"
+    return f"{completes}, but {'the search' if searched else 'this level'} prefers an unseen card"
 
 
-def _gin_pass_reason(obs: Mapping[str, Any]) -> str:
+def _gin_pass_reason(obs: Mapping[str, Any], searched: bool) -> str:
     """What ``pass`` does in each gin phase (RULES.md §5): it declines the first upcard, ends
     the knocker's melds, ends the defender's lay-offs, then the hand, and at the wall draws."""
     phase = obs.get("phase", "first_upcard")
@@ -220,7 +245,7 @@ def _gin_pass_reason(obs: Mapping[str, Any]) -> str:
     if phase == "wall":
         return ("only two cards are left in the stock, so passing ends the hand as a draw: "
                 "no one scores")
-    return _decline_reason("gin", obs)
+    return _decline_reason("gin", obs, searched)
 
 
 def _showdown(defender: int, knocker: int) -> str:
@@ -299,9 +324,9 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
         assert top is not None, "a take is legal only from a non-empty discard pile"
         head, reason = f"Take the {top}", _take_reason(variant, obs, top)
     elif text == "draw stock":
-        head, reason = "Draw from the stock", _decline_reason(variant, obs)
+        head, reason = "Draw from the stock", _decline_reason(variant, obs, value is not None)
     elif text == "pass":
-        head, reason = "Pass", _gin_pass_reason(obs)
+        head, reason = "Pass", _gin_pass_reason(obs, value is not None)
     elif text == "knock":
         hand = list(obs.get("hand", []))
         if obs.get("phase") == "wall":     # knocking at the wall takes the upcard (RULES.md §5)
