@@ -108,7 +108,25 @@ def test_a_move_of_another_phase_is_illegal_with_the_reason():
         assert str(caught.value) == message
         assert _unchanged(game) == before
     with pytest.raises(MeldmindError, match="unknown move"):   # no phase has it
-        in_discard.play("lay meld 5C 8D")
+        in_discard.play("discard 5C 8D")
+
+
+@pytest.mark.parametrize("variant, text, shown, rule", [
+    ("cardverse", "lay meld ah 2h 3h", "AH 2H 3H", "a run 3+ consecutive cards of one suit in 2..A"),
+    ("cardverse", "lay meld KD AD 2D", "AD 2D KD", "in 2..A"),      # no wrap after the ace (§4.5)
+    ("cardverse", "lay meld 7C 7D", "7C 7D", "a group is 3-4 cards of one rank"),
+    ("gin", "lay meld QS KS AS", "AS QS KS", "ace low"),            # §5.2
+    ("gin", "lay meld 2C 3C 4C 5C 6C 7C", "2C 3C 4C 5C 6C 7C", "longer runs are laid in parts"),
+])
+def test_a_text_meld_that_breaks_the_meld_rule_is_illegal_with_the_rule(variant, text, shown,
+                                                                        rule):
+    game = new_game(variant, seed=3)
+    before = _unchanged(game)
+    with pytest.raises(IllegalMove) as caught:
+        game.play(text)
+    assert str(caught.value).startswith(f"lay meld {shown}: not a valid meld (")
+    assert rule in str(caught.value)
+    assert _unchanged(game) == before
 
 
 # -- the event log ---------------------------------------------------------------------------

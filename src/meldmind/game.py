@@ -101,8 +101,8 @@ def _move_forms(variant: str) -> tuple[list[list[str]], set[str]]:
 
 
 def _read_move(variant: str, text: str) -> MoveKey | None:
-    """The key of a move text; None when the game has no such move. A malformed card raises the
-    card parser's ``CardError`` naming it."""
+    """The key of a move text; None when no verb of the game's moves begins it. A malformed
+    card raises the card parser's ``CardError`` naming it."""
     words = text.split()
     verbs, place_words = _move_forms(variant)
     verb = next((v for v in verbs if [w.lower() for w in words[:len(v)]] == v), None)
@@ -110,8 +110,7 @@ def _read_move(variant: str, text: str) -> MoveKey | None:
         return None
     rest = words[len(verb):]
     end = next((i for i, w in enumerate(rest) if w.lower() in place_words), len(rest))
-    key = _move_key(variant, " ".join(verb), rest[:end], rest[end:])
-    return key if key in _move_phases(variant) else None
+    return _move_key(variant, " ".join(verb), rest[:end], rest[end:])
 
 
 def game_scores(module: ModuleType, state: np.ndarray, players: int) -> list[int]:
@@ -215,7 +214,10 @@ class Game:
             raise MeldmindError(f"a move JSON needs an 'id' or a 'text': {dict(move)!r}")
         if isinstance(move, str):
             key = _read_move(self.variant, move)
-            if key is None:
+            if key and key[0] == "lay meld" and key[1] and key not in _move_phases(self.variant):
+                cards = " ".join(format_card(self.variant, c) for c in key[1])
+                raise IllegalMove(f"lay meld {cards}: not a valid meld ({self._module.MELD_RULE})")
+            if key not in _move_phases(self.variant):
                 raise MeldmindError(f"unknown move {move!r} for {self.variant}")
             phase = self._phase()
             action = _action_ids(self.variant, phase).get(key)

@@ -141,6 +141,11 @@ def action_json(action: int) -> dict[str, Any]:
     return {"id": int(action), "type": kind, "text": action_text(action), **info}
 
 
+# What a meld is (RULES.md §4.5), for the messages that refuse one.
+MELD_RULE = ("a group is 3-4 cards of one rank in distinct suits; a run 3+ consecutive cards of "
+             "one suit in 2..A")
+
+
 def meld_action(cards: str | Iterable[str]) -> int:
     """The LAY_MELD action id of a meld given as cards in any order; a set that is not a valid
     CardVerse meld (§4.5) raises ``MeldmindError``."""
@@ -149,8 +154,7 @@ def meld_action(cards: str | Iterable[str]) -> int:
     hits = np.flatnonzero(KERNEL.MELD_MASK == mask)
     if len(ids) < 3 or not len(hits):
         shown = " ".join(_card(c) for c in ids)
-        raise MeldmindError(f"not a valid meld: {shown!r} (a group is 3-4 cards of one rank in "
-                            "distinct suits; a run 3+ consecutive cards of one suit in 2..A)")
+        raise MeldmindError(f"not a valid meld: {shown!r} ({MELD_RULE})")
     return KERNEL.A_MELD + int(hits[0])
 
 

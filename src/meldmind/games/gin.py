@@ -143,6 +143,11 @@ def action_json(action: int, phase: int | None = None) -> dict[str, Any]:
     return {"id": int(action), "type": kind, "text": action_text(action, phase), **info}
 
 
+# What a meld is (RULES.md §5.2, OpenSpiel's meld ids), for the messages that refuse one.
+MELD_RULE = ("a set is 3-4 cards of one rank; a run 3-5 consecutive cards of one suit, ace low; "
+             "longer runs are laid in parts")
+
+
 def meld_action(cards: str | Iterable[str]) -> int:
     """The lay-meld action id of a meld given as cards in any order (3-4 of a rank, or a run of
     3-5 of a suit, ace low); anything else raises ``MeldmindError``."""
@@ -151,8 +156,7 @@ def meld_action(cards: str | Iterable[str]) -> int:
     hits = np.flatnonzero(KERNEL.MELD_MASK == mask)
     if not len(hits):
         shown = " ".join(_card(c) for c in ids)
-        raise MeldmindError(f"not a gin meld: {shown!r} (a set is 3-4 cards of one rank; a run "
-                            "3-5 consecutive cards of one suit, ace low; longer runs are laid in parts)")
+        raise MeldmindError(f"not a gin meld: {shown!r} ({MELD_RULE})")
     return KERNEL.MELD_BASE + int(hits[0])
 
 
