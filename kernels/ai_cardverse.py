@@ -39,8 +39,8 @@ Search (levels 3-4, ``search`` + ``pick``): determinized Monte Carlo. Determiniz
 seeded from ``(seed, k)`` alone. On it every legal atomic move (draw stock / take discard; lay
 one meld / lay off one card / discard one card) is applied and the hand is played out to its
 end, every seat (the searching one included, which completes its turn) playing the normal
-heuristic (``EXPERT_ROLLOUT``) from its own observation of the determinized state. All moves of
-one determinization share the same sampled world (common random numbers). The return of a
+heuristic from its own observation of the determinized state. All moves of one determinization
+share the same sampled world (common random numbers). The return of a
 hand for the observing seat is ``(gain + WIN_BONUS_POINTS) / target`` for the hand winner and
 ``-(gain + WIN_BONUS_POINTS) / (target (N - 1))`` for the others (``gain`` = the points the
 winner scores: the sum of the other hands), replaced by the game's own returns (+1 / -1/(N-1))
@@ -82,18 +82,15 @@ from numba import njit, prange
 from . import bridge
 from . import cardverse as K
 from .bits import lowest_bit, popcount
-from .levels import BEGINNER, EASY, EXPERT, MASTER, NORMAL
+from .levels import BEGINNER, EASY, EXPERT, MASTER
 from .rng import below, mix64, seed_slot
 
 # --- tuning constants ---------------------------------------------------------------------
 EXPERT_ITERATIONS = 400         # determinizations per decision at the default budget
 MASTER_ITERATIONS = 1000
-EXPERT_ROLLOUT = NORMAL         # rollout heuristic of the expert's playouts
-MASTER_ROLLOUT = NORMAL         # master: opponents' replies played by the modelled normal policy
 MODEL_CANDIDATES = 16           # master: determinize() candidates per resampled determinization
 WIN_BONUS_POINTS = 0            # hand return: (gain + this) / target for the hand winner
 PRIOR_POINTS = 1.0              # credit of the playout policy's own move in pick (points)
-MASTER_HOLDS = True             # master's playouts model its own turns with _holder
 HOLD_UNTIL = 2                  # _holder lays its melds once an opponent has this few cards
 BLUFF_RATE = 0.75               # master: how often it bluffs when it may
 BLUFF_MARGIN_POINTS = 0.5       # master: moves this close to the best (in points) count as ties
@@ -102,7 +99,6 @@ W_UNWANTED_MELD = 0.2
 W_UNWANTED_PARTNER = 0.7
 
 FULL_DECK = (1 << 52) - 1
-LANE = 0x1FFF
 CATEGORY_DRAW = 0
 CATEGORY_TAKE = 1
 CATEGORY_MELD = 2
@@ -119,9 +115,6 @@ def _tables():
     def pos(c):
         return (c % 13 + 12) % 13
 
-    def card(s, p):
-        return s * 13 + (p + 1) % 13
-
     comp = np.zeros((52, 52), dtype=np.int64)
     for a in range(52):
         for b in range(52):
@@ -135,12 +128,12 @@ def _tables():
                 if hi - lo == 1:
                     m = 0
                     if lo >= 1:
-                        m |= 1 << card(s, lo - 1)
+                        m |= 1 << K.position_card(s, lo - 1)
                     if hi <= 11:
-                        m |= 1 << card(s, hi + 1)
+                        m |= 1 << K.position_card(s, hi + 1)
                     comp[a, b] = m
                 elif hi - lo == 2:
-                    comp[a, b] = 1 << card(s, lo + 1)
+                    comp[a, b] = 1 << K.position_card(s, lo + 1)
     neigh = np.zeros(52, dtype=np.int64)
     for a in range(52):
         for b in range(52):
@@ -151,31 +144,11 @@ def _tables():
 
 
 RANK_MASK, COMPLETERS, PARTNERS, TIE_KEY = _tables()
-CARD_VALUE = K.CARD_VALUE
 
 
 # ---------------------------------------------------------------------------------------------
 # Card helpers
 # ---------------------------------------------------------------------------------------------
-
-@njit(cache=True, inline="always")
-def _value(c, ace_high):
-    if ace_high and c % 13 == 0:
-        return 11
-    return CARD_VALUE[c]
-
-
-@njit(cache=True, inline="always")
-def _positions(hand, suit):
-    """One suit's cards of ``hand`` as run positions (bit 0 = 2 .. bit 12 = A)."""
-    lane = (hand >> (suit * 13)) & LANE
-    return ((lane >> 1) & 0xFFF) | ((lane & 1) << 12)
-
-
-@njit(cache=True, inline="always")
-def _card_at(suit, position):
-    return suit * 13 + (position + 1) % 13
-
 
 @njit(cache=True)
 def _deadwood(hand, ace_high):
@@ -194,7 +167,7 @@ def _completes_meld(c, hand):
         return True
     s = c // 13
     p = (c % 13 + 12) % 13
-    q = _positions(hand, s) | (1 << p)
+    q = K.positions(hand, s) | (1 << p)
     r3 = q & (q >> 1) & (q >> 2)
     return (r3 & ((7 << p) >> 2)) != 0
 
@@ -207,16 +180,16 @@ def _meld_extensions(mask, kind):
             return 0
         return RANK_MASK[lowest_bit(mask) % 13] & ~mask
     s = lowest_bit(mask) // 13
-    q = _positions(mask, s)
+    q = K.positions(mask, s)
     lo = lowest_bit(q)
     hi = lo
     while hi < 12 and (q >> (hi + 1)) & 1:
         hi += 1
     out = 0
     if lo > 0:
-        out |= 1 << _card_at(s, lo - 1)
+        out |= 1 << K.position_card(s, lo - 1)
     if hi < 12:
-        out |= 1 << _card_at(s, hi + 1)
+        out |= 1 << K.position_card(s, hi + 1)
     return out
 
 
@@ -306,7 +279,7 @@ def _best_card(cards, ace_high):
     while rest:
         c = lowest_bit(rest)
         rest &= rest - 1
-        v = _value(c, ace_high)
+        v = K.card_value(c, ace_high)
         if v > best_v or (v == best_v and TIE_KEY[c] > best_k):
             best, best_v, best_k = c, v, TIE_KEY[c]
     return best
@@ -397,7 +370,7 @@ def _best_partition_meld(legal, n, hand, ace_high, live, by_partials):
             continue
         score = popcount(m)
         if by_partials:
-            inside, pairs = _partials(_leftover(hand & ~m, ace_high), live)
+            _, pairs = _partials(_leftover(hand & ~m, ace_high), live)
             score += 16 * pairs
         if score > best_score:
             best_score = score
@@ -418,7 +391,7 @@ def _best_layoff(legal, n, allowed, ace_high):
         c = ((a - K.A_LAYOFF) // 3) % K.NUM_CARDS
         if not (allowed >> c) & 1:
             continue
-        v = _value(c, ace_high)
+        v = K.card_value(c, ace_high)
         if v > best_v or (v == best_v and TIE_KEY[c] > best_k):
             best, best_v, best_k = a, v, TIE_KEY[c]
     return best
@@ -450,7 +423,7 @@ def _easy(obs, legal, n):
         return a
     discards = _legal_discards(legal, n)
     left = _leftover(hand, ace_high)
-    inside, pairs = _partials(left, _live(obs))
+    inside, _ = _partials(left, _live(obs))
     singles = left & ~inside & discards
     if singles:
         return K.A_DISCARD + _best_card(singles, ace_high)
@@ -475,7 +448,7 @@ def _normal_discard(obs, legal, n, left, inside, ace_high):
         c = lowest_bit(cands)
         cands &= cands - 1
         # 2 x (value - 8 [partial] - 6 feed_risk)
-        s = 2 * _value(c, ace_high) - 6 * _feed_risk2(obs, c, layable)
+        s = 2 * K.card_value(c, ace_high) - 6 * _feed_risk2(obs, c, layable)
         if (inside >> c) & 1:
             s -= 16
         if s > best_s or (s == best_s and TIE_KEY[c] > best_k):
@@ -499,7 +472,7 @@ def _holder(obs, legal, n):
     for p in range(obs[K.O_PARAMS + K.P_NUM_PLAYERS]):
         if p != seat and obs[K.O_HAND_N + p] <= HOLD_UNTIL:
             return _normal(obs, legal, n)
-    inside, pairs = _partials(left, _live(obs))
+    inside, _ = _partials(left, _live(obs))
     a = _best_layoff(legal, n, left, ace_high)
     if a >= 0:
         return a
@@ -519,7 +492,7 @@ def _normal(obs, legal, n):
             if _take_melds(obs, top, hand, ace_high):
                 return K.TAKE_DISCARD
             left = _leftover(hand, ace_high)
-            inside, pairs = _partials(left, live)
+            inside, _ = _partials(left, live)
             singles = left & ~inside & PARTNERS[top]
             while singles:
                 s = lowest_bit(singles)
@@ -531,7 +504,7 @@ def _normal(obs, legal, n):
     if a >= 0:
         return a
     left = _leftover(hand, ace_high)
-    inside, pairs = _partials(left, live)
+    inside, _ = _partials(left, live)
     useful = left
     a = _best_layoff(legal, n, useful, ace_high)
     if a >= 0:
@@ -572,17 +545,13 @@ def _hand_return(state, seat):
     w = state[K.S_LAST_WINNER]
     if state[K.S_PHASE] == K.PHASE_GAME_OVER:
         return 1.0 if w == seat else -1.0 / (n - 1)
-    gain = 0
-    for p in range(n):
-        if p != w:
-            gain += state[K.S_LAST_VALUES + p]
-    g = (gain + WIN_BONUS_POINTS) / state[K.S_TARGET_SCORE]
+    g = (K.hand_gain(state) + WIN_BONUS_POINTS) / state[K.S_TARGET_SCORE]
     return g if w == seat else -g / (n - 1)
 
 
 @njit(cache=True)
-def _rollout(state, hand_no, seat, level, obs, legal, hold):
-    """Play hand ``hand_no`` out with the heuristic ``level`` for every seat, each from its own
+def _rollout(state, hand_no, seat, obs, legal, hold):
+    """Play hand ``hand_no`` out with the normal heuristic for every seat, each from its own
     observation (with ``hold``, the observing seat plays ``_holder``); return the observing
     seat's return for that hand. The hand number is the one before the evaluated move, so a move
     that ends the hand is scored by that hand, not by a playout of the next one."""
@@ -595,8 +564,6 @@ def _rollout(state, hand_no, seat, level, obs, legal, hold):
             K.observe(state, p, obs)
             if hold and p == seat:
                 a = _holder(obs, legal, n)
-            elif level == EASY:
-                a = _easy(obs, legal, n)
             else:
                 a = _normal(obs, legal, n)
         K.apply_action(state, a)
@@ -668,7 +635,6 @@ def _legal_from_obs(obs, out):
 def _evaluate(obs, level, seed, k, legal, n, row):
     """Returns of the ``n`` legal moves on determinization ``k`` into ``row``."""
     seat = obs[K.O_SEAT]
-    rollout = MASTER_ROLLOUT if level >= MASTER else EXPERT_ROLLOUT
     base = _determinization(obs, level, seed, k)
     work = np.empty(K.STATE_SIZE, dtype=np.int64)
     ob = np.empty(K.OBS_SIZE, dtype=np.int64)
@@ -677,7 +643,7 @@ def _evaluate(obs, level, seed, k, legal, n, row):
     for j in range(n):
         work[:] = base
         K.apply_action(work, legal[j])
-        row[j] = _rollout(work, hand_no, seat, rollout, ob, buf, level >= MASTER and MASTER_HOLDS)
+        row[j] = _rollout(work, hand_no, seat, ob, buf, level >= MASTER)
 
 
 @njit(cache=True, parallel=True)
@@ -730,13 +696,10 @@ def pick(obs, values, visits, legal, n, level, seed):
     ``BLUFF_RATE`` (seeded by ``seed``)."""
     if n <= 0:
         return -1
-    rollout = MASTER_ROLLOUT if level >= MASTER else EXPERT_ROLLOUT
     plan = legal[0]
     if n > 1:
-        if level >= MASTER and MASTER_HOLDS:
+        if level >= MASTER:
             plan = _holder(obs, legal, n)
-        elif rollout == EASY:
-            plan = _easy(obs, legal, n)
         else:
             plan = _normal(obs, legal, n)
     target = obs[K.O_PARAMS + K.P_TARGET_SCORE]
@@ -838,10 +801,7 @@ def _play(params, deal_seed, levels, iterations, ai_seed, out_returns, one_hand)
     n = state[K.S_NUM_PLAYERS]
     if one_hand:
         w = state[K.S_LAST_WINNER]
-        gain = 0
-        for p in range(n):
-            if p != w:
-                gain += state[K.S_LAST_VALUES + p]
+        gain = K.hand_gain(state)
         for p in range(n):
             out_returns[p] = gain if p == w else -gain / (n - 1)
     else:

@@ -131,7 +131,7 @@ from .bits import lowest_bit, popcount
 from .bridge import deadwood as _bridge_deadwood
 from .bridge import leftover as _bridge_leftover
 from .levels import BEGINNER, EASY, EXPERT, MASTER, NORMAL
-from .rng import below, mix64, next_u64, seed_slot
+from .rng import below, mix64, next_u64, seed_slot, shuffle
 
 # ---- tuning constants (measured: see the module docstring) ----------------------------------------
 W_PARTIAL = 8            # normal: points a partial-meld card is worth keeping
@@ -180,6 +180,7 @@ KEY = np.array([min(10, c % 13 + 1) * 64 + (c % 13) * 4 + c // 13 for c in range
                dtype=np.int64)
 TIE = np.array([(c % 13) * 4 + c // 13 for c in range(NUM_CARDS)], dtype=np.int64)
 MELD_MASK = G.MELD_MASK
+MAX_LOWEST_CARD_MELDS = 7   # one_meld: 3 runs and 4 sets can hold a mask's lowest card
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
@@ -306,22 +307,13 @@ def _min_dw_discard(h):
 
 
 @njit(cache=True)
-def _run_id(suit, start, length):
-    if length == 3:
-        return 65 + suit * 11 + start
-    if length == 4:
-        return 109 + suit * 10 + start
-    return 149 + suit * 9 + start
-
-
-@njit(cache=True)
-def one_meld(m):
+def one_meld(m, cands):
     """A meld id of a decomposition of the fully melded mask ``m`` into catalog melds: a meld
-    holding the lowest card of ``m`` whose removal leaves a fully melded rest."""
+    holding the lowest card of ``m`` whose removal leaves a fully melded rest. ``cands``:
+    scratch int64[MAX_LOWEST_CARD_MELDS], passed in so that laying melds does not allocate."""
     c = lowest_bit(m)
     r = c % 13
     s = c // 13
-    cands = np.empty(8, dtype=np.int64)
     n = 0
     for length in range(3, 6):
         if r + length - 1 > 12:
@@ -329,7 +321,7 @@ def one_meld(m):
         run = ((np.int64(1) << length) - 1) << c
         if (m & run) != run:
             break
-        cands[n] = _run_id(s, r, length)
+        cands[n] = G.run_meld_id(s, r, length)
         n += 1
     rank = m & (RANK_A << r)
     cnt = popcount(rank)
@@ -338,14 +330,14 @@ def one_meld(m):
         for k in range(4):
             if not rank & _bit(k * 13 + r):
                 missing = k
-        cands[n] = r * 5 + missing
+        cands[n] = G.set_meld_id(r, missing)
         n += 1
     elif cnt == 4:
-        cands[n] = r * 5 + 4
+        cands[n] = G.set_meld_id(r, 4)
         n += 1
         for k in range(4):
             if k != s:
-                cands[n] = r * 5 + k
+                cands[n] = G.set_meld_id(r, k)
                 n += 1
     if n == 1:
         return cands[0]
@@ -361,7 +353,7 @@ def _meld_of_partition(h):
     melded = h & ~_left(h)
     if melded == 0:
         return -1
-    return one_meld(melded)
+    return one_meld(melded, np.empty(MAX_LOWEST_CARD_MELDS, dtype=np.int64))
 
 
 @njit(cache=True)
@@ -495,12 +487,8 @@ def _want_knock(pol, dw_after, stock):
 @njit(cache=True)
 def _knock_return(state, root, dw_defender):
     k = state[G.S_KNOCKER]
-    dk = state[G.S_DEADWOOD + k]
-    r = dw_defender - dk
-    if dk == 0:
-        r += state[G.S_GIN_BONUS]
-    if r < 0:
-        r -= state[G.S_UNDERCUT_BONUS]
+    r = G.showdown_score(state[G.S_DEADWOOD + k], dw_defender, state[G.S_GIN_BONUS],
+                         state[G.S_UNDERCUT_BONUS])
     return float(r) if root == k else float(-r)
 
 
@@ -622,8 +610,9 @@ def rollout(state, root, pol0, pol1, cache, pile):
                 G.apply_action(state, c)
             else:
                 melded = h & ~_left(h)
+                cands = np.empty(MAX_LOWEST_CARD_MELDS, dtype=np.int64)
                 while melded:
-                    mid = one_meld(melded)
+                    mid = one_meld(melded, cands)
                     G.apply_action(state, G.MELD_BASE + mid)
                     melded ^= MELD_MASK[mid]
                 G.apply_action(state, G.PASS)
@@ -685,7 +674,7 @@ def _beginner(obs, legal, n, rng):
     for c in range(NUM_CATEGORIES):
         if cats[c]:
             present += 1
-    k = np.int64((next_u64(rng, 0) >> np.uint64(32)) * np.uint64(present) >> np.uint64(32))
+    k = below(rng, 0, present)
     cat = -1
     for c in range(NUM_CATEGORIES):
         if cats[c]:
@@ -693,7 +682,7 @@ def _beginner(obs, legal, n, rng):
                 cat = c
                 break
             k -= 1
-    j = np.int64((next_u64(rng, 0) >> np.uint64(32)) * np.uint64(cats[cat]) >> np.uint64(32))
+    j = below(rng, 0, cats[cat])
     for i in range(n):
         if _category(legal[i], phase) == cat:
             if j == 0:
@@ -830,11 +819,7 @@ def improve_opponent(st, opp, known, turns, floor):
         h = h11 ^ _bit(d)
         st[G.S_STOCK + i] = d
     st[G.S_HAND + opp] = h
-    for i in range(n - 1, 0, -1):
-        j = below(st, G.S_RNG, i + 1)
-        t = st[G.S_STOCK + i]
-        st[G.S_STOCK + i] = st[G.S_STOCK + j]
-        st[G.S_STOCK + j] = t
+    shuffle(st, G.S_RNG, st[G.S_STOCK:G.S_STOCK + n], n)
 
 
 # ---- master's opponent model ---------------------------------------------------------------------
@@ -929,7 +914,7 @@ def _model_weight(hand, known, cards, factors, n, last, last_discarded, declined
 def improve_turns(obs):
     """Greedy turns replayed on the opponent's sampled hand: about half of the turns played so
     far, plus ``IMPROVE_EXTRA``; 0 before any Draw phase."""
-    if obs[G.O_PHASE] == G.PH_FIRST_UPCARD or IMPROVE_EXTRA < 0:
+    if obs[G.O_PHASE] == G.PH_FIRST_UPCARD:
         return 0
     return (G.INITIAL_STOCK - obs[G.O_STOCK_SIZE] + obs[G.O_UPCARD_DRAWS]) // 2 + IMPROVE_EXTRA
 

@@ -99,12 +99,14 @@ A_LAYOFF = A_MELD + NUM_MELDS                            # 383
 NUM_ACTIONS = A_LAYOFF + MAX_TABLE * NUM_CARDS * 3       # 3035
 
 # --- state layout -------------------------------------------------------------------------
-S_NUM_PLAYERS = 0           # S_NUM_PLAYERS .. S_MAX_TURNS: the parameters, in P_* order
-S_DISCARD_TO_WIN = 1
-S_ACE_HIGH = 2
-S_TARGET_SCORE = 3
-S_NO_REDISCARD = 4
-S_MAX_TURNS = 5
+# the parameters first, at their P_* offsets: _init_header, observe and determinize copy them
+# slot for slot
+S_NUM_PLAYERS = P_NUM_PLAYERS
+S_DISCARD_TO_WIN = P_DISCARD_TO_WIN
+S_ACE_HIGH = P_ACE_HIGH
+S_TARGET_SCORE = P_TARGET_SCORE
+S_NO_REDISCARD = P_NO_REDISCARD
+S_MAX_TURNS = P_MAX_TURNS
 S_PHASE = 6
 S_CURRENT = 7               # seat to act, -1 when the game is over
 S_TURN = 8                  # completed turns in this hand
@@ -182,7 +184,9 @@ def _run_start():
     return np.array([11 * lo - lo * (lo - 1) // 2 for lo in range(11)], dtype=np.int64)
 
 
-def _position_card(suit, position):
+@njit(cache=True, inline="always")
+def position_card(suit, position):
+    """The card of ``suit`` at run position ``position`` (0 = 2 .. 12 = A)."""
     return suit * 13 + (position + 1) % 13
 
 
@@ -198,7 +202,7 @@ def _catalog():
     for suit in range(4):
         for lo in range(11):
             for length in range(3, 14 - lo):
-                masks[k] = sum(1 << _position_card(suit, p) for p in range(lo, lo + length))
+                masks[k] = sum(1 << position_card(suit, p) for p in range(lo, lo + length))
                 kinds[k] = KIND_RUN
                 k += 1
     assert k == NUM_MELDS
@@ -208,36 +212,49 @@ def _catalog():
 RUN_START = _run_start()
 MELD_MASK, MELD_KIND = _catalog()
 CARD_VALUE = np.array([min(c % 13 + 1, 10) for c in range(NUM_CARDS)], dtype=np.int64)
-# index of a power of two by its residue mod 67 (all 2**i, i < 64, differ mod 67)
 
 
 # ---------------------------------------------------------------------------------------------
 # Bit helpers
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True)
-def _positions(hand, suit):
+@njit(cache=True, inline="always")
+def positions(hand, suit):
     """One suit's cards of ``hand`` as run positions (bit 0 = 2 .. bit 12 = A)."""
     lane = (hand >> (suit * 13)) & LANE
     return ((lane >> 1) & 0xFFF) | ((lane & 1) << 12)
 
 
+@njit(cache=True, inline="always")
+def card_value(c, ace_high):
+    """§4.1 card value: A 1 (11 with ace_high), 2-10 face, J Q K 10."""
+    if ace_high and c % 13 == 0:
+        return 11
+    return CARD_VALUE[c]
+
+
 @njit(cache=True)
 def hand_value(state, seat):
-    """§4.1 hand value: A 1 (11 with ace_high), 2-10 face, J Q K 10."""
+    """§4.1 hand value: the sum of the card values of ``seat``'s hand."""
     hand = state[S_HAND + seat]
     total = 0
     while hand:
         c = lowest_bit(hand)
-        total += CARD_VALUE[c]
+        total += card_value(c, state[S_ACE_HIGH])
         hand &= hand - 1
-    if state[S_ACE_HIGH]:
-        aces = (state[S_HAND + seat] >> 0) & 1
-        aces += (state[S_HAND + seat] >> 13) & 1
-        aces += (state[S_HAND + seat] >> 26) & 1
-        aces += (state[S_HAND + seat] >> 39) & 1
-        total += 10 * aces
     return total
+
+
+@njit(cache=True)
+def hand_gain(state):
+    """The points the winner of the last finished hand scored (§4.6): the other seats' hand
+    values at its end."""
+    winner = state[S_LAST_WINNER]
+    gain = 0
+    for p in range(state[S_NUM_PLAYERS]):
+        if p != winner:
+            gain += state[S_LAST_VALUES + p]
+    return gain
 
 
 # ---------------------------------------------------------------------------------------------
@@ -459,7 +476,7 @@ def legal_actions(state, out):
                 n += 1
         # LAY_MELD: runs
         for s in range(4):
-            pos = _positions(hand, s)
+            pos = positions(hand, s)
             if (pos & (pos >> 1) & (pos >> 2)) == 0:
                 continue
             for lo in range(11):
@@ -568,15 +585,11 @@ def _end_hand(state, winner, how):
             if v < best:
                 best = v
                 winner = p
-    gain = 0
     for p in range(n):
-        v = hand_value(state, p)
-        state[S_LAST_VALUES + p] = v
-        if p != winner:
-            gain += v
-    state[S_SCORES + winner] += gain
+        state[S_LAST_VALUES + p] = hand_value(state, p)
     state[S_LAST_WINNER] = winner
     state[S_LAST_END] = how
+    state[S_SCORES + winner] += hand_gain(state)
     if state[S_SCORES + winner] >= state[S_TARGET_SCORE]:
         state[S_PHASE] = PHASE_GAME_OVER
         state[S_CURRENT] = -1

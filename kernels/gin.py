@@ -76,8 +76,7 @@ NUM_ACTIONS = MELD_BASE + NUM_MELDS          # 241
 NUM_SET_MELDS = 65
 
 # ---- phases ----------------------------------------------------------------------------------
-PH_DEAL = 0
-PH_FIRST_UPCARD = 1
+PH_FIRST_UPCARD = 1     # OpenSpiel's numbers: its 0, Deal, is never current (new_state deals)
 PH_DRAW = 2
 PH_DISCARD = 3
 PH_KNOCK = 4
@@ -96,7 +95,6 @@ END_REPEATED = 4       # repeated-move draw
 P_KNOCK_CARD = 0
 P_GIN_BONUS = 1
 P_UNDERCUT_BONUS = 2
-NUM_PARAMS = 3
 DEFAULT_PARAMS = (10, 25, 25)
 
 # ---- illegal_reason codes (REASONS in meldmind.games.gin, same order) ------------------------
@@ -204,23 +202,33 @@ RUN_STARTS = sum(((1 << 11) - 1) << (13 * s) for s in range(4))   # ranks A..J o
 
 
 def _meld_table():
-    masks = np.zeros(NUM_MELDS, dtype=np.int64)
-    for mid in range(NUM_MELDS):
-        if mid < NUM_SET_MELDS:
-            rank, k = divmod(mid, 5)
-            cards = [s * 13 + rank for s in range(4) if s != k]
-        else:
-            for base, length, per_suit in ((65, 3, 11), (109, 4, 10), (149, 5, 9)):
-                if mid < base + 4 * per_suit:
-                    suit, start = divmod(mid - base, per_suit)
-                    cards = [suit * 13 + start + i for i in range(length)]
-                    break
-        masks[mid] = sum(1 << c for c in cards)
-    return masks
+    """Meld masks in id order: sets by rank, then missing suit (4: none), then runs by length,
+    suit and lowest rank, the order ``set_meld_id`` and ``run_meld_id`` number them in."""
+    sets = [sum(1 << (s * 13 + rank) for s in range(4) if s != missing)
+            for rank in range(13) for missing in range(5)]
+    runs = [((1 << length) - 1) << (suit * 13 + start)
+            for length in range(3, 6) for suit in range(4) for start in range(14 - length)]
+    return np.array(sets + runs, dtype=np.int64)
 
 
 CARD_VALUE = np.array([min(10, c % 13 + 1) for c in range(NUM_CARDS)], dtype=np.int64)
 MELD_MASK = _meld_table()
+
+
+@njit(cache=True, inline="always")
+def set_meld_id(rank, missing):
+    """Meld id of the set of ``rank`` without suit ``missing`` (4: all four suits)."""
+    return rank * 5 + missing
+
+
+@njit(cache=True)
+def run_meld_id(suit, start, length):
+    """Meld id of the run of ``length`` (3..5) cards of ``suit`` from rank ``start``."""
+    if length == 3:
+        return 65 + suit * 11 + start
+    if length == 4:
+        return 109 + suit * 10 + start
+    return 149 + suit * 9 + start
 
 
 @njit(cache=True, inline="always")
@@ -378,20 +386,29 @@ def is_terminal(state):
 
 
 @njit(cache=True)
+def showdown_score(knocker_deadwood, defender_deadwood, gin_bonus, undercut_bonus):
+    """OpenSpiel's scoring of a knock, as the knocker's score (the defender scores its
+    negation): r = defender_deadwood - knocker_deadwood (+ gin bonus at 0); if r < 0 the
+    undercut bonus is subtracted."""
+    r = defender_deadwood - knocker_deadwood
+    if knocker_deadwood == 0:
+        r += gin_bonus
+    if r < 0:
+        r -= undercut_bonus
+    return r
+
+
+@njit(cache=True)
 def returns(state, out):
-    """OpenSpiel's scoring: r = dw[defender] - dw[knocker] (+ gin bonus at 0); if r < 0 the
-    undercut bonus is subtracted. Draws and unfinished games score 0."""
+    """``showdown_score`` for the knocker, its negation for the defender; draws and unfinished
+    games score 0."""
     out[0] = 0.0
     out[1] = 0.0
     if state[S_PHASE] != PH_GAME_OVER or state[S_END] != END_KNOCK:
         return
     k = state[S_KNOCKER]
-    dk = state[S_DEADWOOD + k]
-    r = state[S_DEADWOOD + 1 - k] - dk
-    if dk == 0:
-        r += state[S_GIN_BONUS]
-    if r < 0:
-        r -= state[S_UNDERCUT_BONUS]
+    r = showdown_score(state[S_DEADWOOD + k], state[S_DEADWOOD + 1 - k], state[S_GIN_BONUS],
+                       state[S_UNDERCUT_BONUS])
     out[k] = r
     out[1 - k] = -r
 

@@ -235,8 +235,9 @@ def test_same_seed_and_budget_same_move(positions, level):
 
 
 def test_default_budgets():
-    assert A.default_iterations(L.EXPERT) == A.EXPERT_ITERATIONS > 0
-    assert A.default_iterations(L.MASTER) == A.MASTER_ITERATIONS > A.EXPERT_ITERATIONS
+    # the budgets README.md documents and its strength figures were measured at
+    assert A.default_iterations(L.EXPERT) == 128
+    assert A.default_iterations(L.MASTER) == 512
     for level in (L.BEGINNER, L.EASY, L.NORMAL):
         assert A.default_iterations(level) == 0
 
@@ -485,14 +486,28 @@ def test_partial_melds_and_feed_risk():
     assert A.feed_risk(card("8H"), known) == 0
 
 
+def test_meld_id_functions_number_the_meld_table():
+    # one_meld names melds through these, the rules kernel through MELD_MASK
+    for rank in range(13):
+        for missing in range(5):
+            cards = [s * 13 + rank for s in range(4) if s != missing]
+            assert K.MELD_MASK[K.set_meld_id(rank, missing)] == sum(1 << c for c in cards)
+    for length in (3, 4, 5):
+        for suit in range(4):
+            for start in range(14 - length):
+                mask = ((1 << length) - 1) << (suit * 13 + start)
+                assert K.MELD_MASK[K.run_meld_id(suit, start, length)] == mask
+
+
 def test_one_meld_decomposes_melded_masks():
     rng = random.Random(1)
+    cands = np.empty(A.MAX_LOWEST_CARD_MELDS, dtype=np.int64)
     for _ in range(3000):
         hand = sum(1 << c for c in rng.sample(range(52), rng.choice((10, 11))))
         melded = hand & ~A._left(hand)
         rest = melded
         while rest:
-            mid = A.one_meld(rest)
+            mid = A.one_meld(rest, cands)
             m = int(A.MELD_MASK[mid])
             assert rest & m == m
             rest ^= m

@@ -251,11 +251,12 @@ def _gin_pass_reason(obs: Mapping[str, Any], searched: bool) -> str:
 def _showdown(defender: int, knocker: int) -> str:
     """Who scores what when the defender shows ``defender`` points against the knocker's
     ``knocker`` (OpenSpiel's scoring, with its gin and undercut bonuses)."""
-    margin = defender - knocker + (GIN_PARAMETERS["gin_bonus"] if knocker == 0 else 0)
-    if margin > 0:
-        return f"the knocker scores {margin}"
-    if margin < 0:
-        return f"you undercut the knocker and score {GIN_PARAMETERS['undercut_bonus'] - margin}"
+    score = int(GIN_KERNEL.showdown_score(knocker, defender, GIN_PARAMETERS["gin_bonus"],
+                                          GIN_PARAMETERS["undercut_bonus"]))
+    if score > 0:
+        return f"the knocker scores {score}"
+    if score < 0:
+        return f"you undercut the knocker and score {-score}"
     return "no one scores"
 
 

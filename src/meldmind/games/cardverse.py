@@ -72,7 +72,7 @@ def make_params(options: Mapping[str, Any] | None = None) -> np.ndarray:
 
 def hand_number(state: np.ndarray) -> int:
     """1-based number of the hand being played (or the last one, once the game is over)."""
-    return int(state[KERNEL.S_HAND_NO])
+    return int(KERNEL.hand_number(state))
 
 
 def scores(state: np.ndarray) -> list[int]:

@@ -40,21 +40,11 @@ def from_openspiel_card(card: int) -> int:
     return ((suit + 3) % 4) * 13 + rank
 
 
-def _openspiel_meld_id(cards: list[int]) -> int:
-    """OpenSpiel's meld id of OpenSpiel cards: sets ``rank * 5 + missing suit`` (4 = all four),
-    then 3-, 4- and 5-card runs by ``suit * (14 - length) + start``."""
-    ranks = sorted(c % 13 for c in cards)
-    suits = sorted(c // 13 for c in cards)
-    if len(set(ranks)) == 1:
-        missing = [s for s in range(4) if s not in suits]
-        return ranks[0] * 5 + (missing[0] if missing else 4)
-    base = {3: 65, 4: 109, 5: 149}[len(cards)]
-    return base + suits[0] * (14 - len(cards)) + ranks[0]
-
-
 @functools.cache
 def _meld_maps() -> tuple[dict[int, int], dict[int, int]]:
-    to_os = {m: _openspiel_meld_id([to_openspiel_card(c) for c in gin.meld_cards(m)])
+    # OpenSpiel's meld id of OpenSpiel card ids is meldmind's of the same ids (same formulas)
+    by_mask = {int(mask): m for m, mask in enumerate(K.MELD_MASK)}
+    to_os = {m: by_mask[sum(1 << to_openspiel_card(c) for c in gin.meld_cards(m))]
              for m in range(K.NUM_MELDS)}
     return to_os, {v: k for k, v in to_os.items()}
 
