@@ -167,10 +167,11 @@ def test_corrupted_observations_get_a_meldmind_error_or_a_legal_move(variant):
 
 
 SEED_ENTRY_POINTS = {
-    "new_game": lambda seed: new_game("gin", seed=seed).to_json(),
+    # the deal itself, which the seed makes (a game's JSON only repeats the seed)
+    "new_game": lambda seed: new_game("gin", seed=seed).observation(0),
     "Game.from_json": lambda seed: meldmind.Game.from_json(
         {"format": "meldmind.game", "version": 1, "variant": "gin", "options": {}, "seed": seed,
-         "moves": [52]}).to_json(),
+         "moves": [52]}).observation(1),
     "suggest normal": lambda seed: suggest(new_game("gin", seed=1).observation(0), level="normal",
                                            seed=seed),
     "suggest expert": lambda seed: suggest(new_game("gin", seed=1).observation(0), level="expert",

@@ -20,7 +20,7 @@ from .analysis import (BatchAnalysis, HandAnalysis, LayOff, Meld, analyze_batch,
                        encode_hands, layoff_targets, meld_catalog)
 from .cards import format_card, parse_cards
 from .errors import CardError, IllegalMove, MeldmindError, OptionError
-from .game import Event, Game, Move, new_game
+from .game import Event, Game, Move, MoveLike, new_game
 from .variants import VARIANTS
 
 __version__ = "0.1.0"
@@ -43,6 +43,6 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Alternative", "ArenaResult", "Suggestion", "arena", "suggest",
     "BatchAnalysis", "CardError", "Event", "Game", "HandAnalysis", "IllegalMove", "LayOff", "Meld",
-    "MeldmindError", "Move", "OptionError", "VARIANTS", "analyze_batch", "analyze_hand",
+    "MeldmindError", "Move", "MoveLike", "OptionError", "VARIANTS", "analyze_batch", "analyze_hand",
     "encode_hands", "format_card", "layoff_targets", "meld_catalog", "new_game", "parse_cards",
 ]

@@ -104,7 +104,7 @@ def _naturals(variant: Variant, a1: int) -> int:
     return a1 if variant.deck == "kirolo" else a1 & ((1 << 52) - 1)
 
 
-def _kernel_args(variant: Variant, opts: Mapping[str, Any]) -> dict[str, Any]:
+def _kernel_args(opts: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "max_jokers_per_series": opts.get("max_jokers_per_series", 1),
         "ace_high": opts.get("ace_high", False),
@@ -117,7 +117,7 @@ def _partition(variant: Variant, ids: list[int], opts: Mapping[str, Any], *, ope
     a1, a2, jokers = hand_mask(variant, ids)
     naturals = _naturals(variant, a1)
     score, rows = handalg.best_partition_of(
-        variant.kernel_id, naturals, a2, jokers, opening=opening, **_kernel_args(variant, opts)
+        variant.kernel_id, naturals, a2, jokers, opening=opening, **_kernel_args(opts)
     )
     free: dict[int, list[int]] = {}
     joker_ids: list[int] = []

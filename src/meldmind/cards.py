@@ -39,7 +39,6 @@ KIROLO_ACTIONS = {
     "EXCHANGE": (136, 10, ("EXCHANGE", "ECHANGE", "ÉCHANGE")),
     "SEARCH": (146, 6, ("SEARCH", "FOUILLE")),
 }
-KIROLO_DECK_SIZE = 152
 _ACTION_SPELLINGS = {s: name for name, (_, _, names) in KIROLO_ACTIONS.items() for s in names}
 
 

@@ -69,7 +69,7 @@ def _arena(args: argparse.Namespace) -> int:
     from .tournament import arena, format_table
     result = arena(args.variant, args.level_a, args.level_b, deals=args.deals, seed=args.seed,
                    processes=args.processes, budget_ms=args.budget_ms, iterations=args.iterations,
-                   progress=not args.json)
+                   progress=not args.json, backend=args.backend)
     print(json.dumps(result.to_json(), indent=2) if args.json else format_table([result]))
     return 0
 
@@ -165,7 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--deals", type=int, default=1000, help="deal pairs (each played twice)")
     arena.add_argument("--seed", type=int, default=0, help="seed of the deals and the searches")
     arena.add_argument("--processes", type=int, default=None,
-                       help="worker processes (default: one per core)")
+                       help="worker processes (default: one per core), or Ray tasks at a time")
+    arena.add_argument("--backend", default="auto",
+                       help="where the games run: 'processes' (local), 'ray' (Ray tasks on the "
+                            "cluster of RAY_ADDRESS, else a local Ray), or 'auto' (the default: "
+                            "Ray when RAY_ADDRESS is set, else processes)")
     arena.add_argument("--budget-ms", type=float, default=None, help="search time per decision, in ms")
     arena.add_argument("--iterations", type=int, default=None, help="determinizations per decision")
     arena.add_argument("--json", action="store_true", help="print JSON")

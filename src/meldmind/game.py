@@ -20,7 +20,7 @@ import importlib
 import json
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, Mapping, Union
 
 import numpy as np
 
@@ -31,7 +31,6 @@ from .variants import checked_options, is_positive_int, options_dict, seed_value
 GAME_MODULES = {"gin": "meldmind.games.gin", "cardverse": "meldmind.games.cardverse"}
 GAME_FORMAT = "meldmind.game"
 GAME_VERSION = 1
-MoveLike = "Move | int | str | Mapping[str, Any]"
 
 
 @dataclass(frozen=True)
@@ -40,6 +39,10 @@ class Move:
 
     id: int
     text: str
+
+
+# What Game.play takes: a Move, an action id, a move dict ({"id": ...} or {"text": ...}), or a text
+MoveLike = Union[Move, int, str, Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -231,7 +234,7 @@ class Game:
             raise IllegalMove(f"{text}: {why}")
         raise MeldmindError(f"a move is a Move, an action id, a move dict or a text, not {move!r}")
 
-    def play(self, move: Any) -> Move:
+    def play(self, move: MoveLike) -> Move:
         """Play one move for the seat to act. An illegal move raises ``IllegalMove`` naming
         the reason, and the game is unchanged."""
         action = self._resolve(move)

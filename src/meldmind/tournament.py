@@ -129,18 +129,90 @@ def _play_deals(variant: str, options: dict, level_a: str, level_b: str, seed: i
 
 def _single_thread_worker() -> None:
     import numba
-    numba.set_num_threads(1)  # processes already use the cores
+    numba.set_num_threads(1)  # the workers already use the cores
+
+
+def _play_deals_on_one_thread(*args: Any) -> list[tuple[tuple[float, float], ...]]:
+    """``_play_deals`` in a Ray worker, which may have run other tasks before."""
+    _single_thread_worker()
+    return _play_deals(*args)
+
+
+BACKENDS = ("auto", "ray", "processes")
+
+
+def _ray_backend(backend: str):
+    """The ``ray`` module when the games go to Ray, else None. ``auto`` uses Ray only when there
+    is a Ray cluster to use (``ray.init`` already called, or ``RAY_ADDRESS`` set): starting a
+    local one takes seconds and gains nothing over local processes on one machine."""
+    if backend not in BACKENDS:
+        raise OptionError(f"backend must be one of {', '.join(BACKENDS)}, not {shown(backend)}")
+    if backend == "processes":
+        return None
+    try:
+        import ray
+    except ImportError:
+        if backend == "ray":
+            raise OptionError("the ray backend needs Ray: pip install 'meldmind[ray]'") from None
+        return None
+    if backend == "auto" and not (ray.is_initialized() or os.environ.get("RAY_ADDRESS")):
+        return None
+    if not ray.is_initialized():
+        ray.init(log_to_driver=False)   # joins RAY_ADDRESS's cluster, or starts a local one
+    return ray
+
+
+def _run_on_ray(ray, jobs: list[tuple], in_flight: int | None, done) -> list:
+    """One Ray task per job, at most ``in_flight`` at a time (None: as the cluster allows);
+    ``done(part)`` is called as each task ends. The parts come back in the jobs' order."""
+    task = ray.remote(num_cpus=1)(_play_deals_on_one_thread)
+    waiting: dict[Any, int] = {}     # Ray object ref -> job index
+    parts: list[Any] = [None] * len(jobs)
+    queue = list(enumerate(jobs))
+    while queue or waiting:
+        while queue and (in_flight is None or len(waiting) < in_flight):
+            index, job = queue.pop(0)
+            waiting[task.remote(*job)] = index
+        ready, _ = ray.wait(list(waiting), num_returns=1)
+        index = waiting.pop(ready[0])
+        parts[index] = ray.get(ready[0])
+        done(parts[index])
+    return parts
+
+
+def _run_on_processes(jobs: list[tuple], processes: int, done) -> list:
+    """The jobs on local processes (in this one when ``processes`` is 1), in the jobs' order."""
+    parts: list[Any] = [None] * len(jobs)
+    if processes == 1:
+        for index, job in enumerate(jobs):
+            parts[index] = _play_deals(*job)
+            done(parts[index])
+        return parts
+    with ProcessPoolExecutor(max_workers=processes, mp_context=get_context("spawn"),
+                             initializer=_single_thread_worker) as pool:
+        futures = {pool.submit(_play_deals, *job): index for index, job in enumerate(jobs)}
+        for future in as_completed(futures):
+            parts[futures[future]] = future.result()
+            done(parts[futures[future]])
+        return parts
 
 
 def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: int = 0,
           processes: int | None = None, budget_ms: float | None = None,
           iterations: int | None = None, options: dict | None = None,
-          progress: bool = True) -> ArenaResult:
+          progress: bool = True, backend: str = "auto") -> ArenaResult:
     """Play ``deals`` mirrored deal pairs of ``level_a`` against ``level_b`` (two seats).
 
     Search levels use ``iterations`` determinizations per decision, or ``budget_ms`` per
-    decision, or their default budget. ``processes`` defaults to the machine's cores; they are
-    spawned, so a script calls ``arena`` under ``if __name__ == "__main__":``.
+    decision, or their default budget.
+
+    ``backend`` says where the games run. ``"processes"``: local processes, ``processes`` of
+    them (default: one per core); they are spawned, so a script calls ``arena`` under
+    ``if __name__ == "__main__":``. ``"ray"``: one Ray task per batch of deals, on the cluster
+    of ``RAY_ADDRESS`` or a local Ray instance, at most ``processes`` tasks at a time (default:
+    as many as the cluster runs). ``"auto"``: Ray when a Ray cluster is in use (``ray.init``
+    called, or ``RAY_ADDRESS`` set), else local processes. The result does not depend on the
+    backend.
     """
     import time
 
@@ -155,28 +227,20 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
         raise OptionError(f"processes must be a positive integer, not {shown(processes)}")
     check_budget(iterations, budget_ms)
     seed = seed_value(seed)
-    processes = processes or os.cpu_count() or 1
-    chunks = [list(range(i, min(i + _CHUNK, deals))) for i in range(0, deals, _CHUNK)]
-    diffs: list[tuple[tuple[float, float], ...]] = []
+    ray = _ray_backend(backend)
+    jobs = [(variant, options, a, b, seed, list(range(i, min(i + _CHUNK, deals))), iterations,
+             budget_ms) for i in range(0, deals, _CHUNK)]
     started = time.perf_counter()
     bar = _progress(deals, f"{variant} {a} vs {b}", progress)
     try:
-        if processes == 1:
-            for chunk in chunks:
-                diffs += _play_deals(variant, options, a, b, seed, chunk, iterations, budget_ms)
-                bar.update(len(chunk))
+        if ray is not None:
+            parts = _run_on_ray(ray, jobs, processes, lambda part: bar.update(len(part)))
         else:
-            with ProcessPoolExecutor(max_workers=processes, mp_context=get_context("spawn"),
-                                     initializer=_single_thread_worker) as pool:
-                futures = [pool.submit(_play_deals, variant, options, a, b, seed, chunk,
-                                       iterations, budget_ms) for chunk in chunks]
-                for future in as_completed(futures):
-                    part = future.result()
-                    diffs += part
-                    bar.update(len(part))
+            parts = _run_on_processes(jobs, processes or os.cpu_count() or 1,
+                                      lambda part: bar.update(len(part)))
     finally:
         bar.close()
-    games = [game for pair in diffs for game in pair]
+    games = [game for part in parts for pair in part for game in pair]
     wins_a = sum(returned > 0 for returned, _ in games)
     wins_b = sum(returned < 0 for returned, _ in games)
     decided = wins_a + wins_b
