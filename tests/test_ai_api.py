@@ -68,7 +68,8 @@ def test_suggestion_ignores_cards_the_seat_cannot_see(variant, level):
             buffer = np.empty(kernel.NUM_ACTIONS, np.int64)
             legal = buffer[:kernel.legal_actions(world, buffer)].tolist()
             resampled = module.observation_dict(out, legal)
-            assert resampled == obs
+            # the game's event log aside (it holds nothing hidden), the same observation
+            assert resampled == {key: value for key, value in obs.items() if key != "events"}
             assert suggest(resampled, level=level, iterations=SEARCH_ITERATIONS, seed=3) == expected
 
 

@@ -188,18 +188,32 @@ class Game:
         phase = self._phase()
         return [Move(a, self._module.action_text(a, phase)) for a in self._legal_ids()]
 
-    def _observation_array(self, seat: int) -> np.ndarray:
+    def _check_seat(self, seat: int) -> None:
         if not isinstance(seat, int) or not 0 <= seat < self.players:
             raise MeldmindError(f"seat must be 0..{self.players - 1}, not {shown(seat)}")
+
+    def _observation_array(self, seat: int) -> np.ndarray:
+        self._check_seat(seat)
         out = np.zeros(self._kernel.OBS_SIZE, dtype=np.int64)
         self._kernel.observe(self._state, seat, out)
         return out
 
     def observation(self, seat: int) -> dict[str, Any]:
-        """Everything ``seat`` may know (RULES.md E4), as JSON-able data; it lists the legal
-        moves when it is that seat's turn."""
+        """Everything ``seat`` may know (RULES.md E4), as JSON-able data: the game's public
+        state and the seat's own, its legal moves when it is its turn, and ``events``, the texts
+        of the event log as the seat sees it."""
         legal = self._legal_ids() if self.to_move == seat else None
-        return self._module.observation_dict(self._observation_array(seat), legal)
+        observation = self._module.observation_dict(self._observation_array(seat), legal)
+        observation["events"] = [event.text for event in self.events(seat)]
+        return observation
+
+    def events(self, seat: int) -> list[Event]:
+        """The event log as ``seat`` sees it (RULES.md E4): the public events and its own
+        private ones, oldest first; for example who laid each meld, and every stock draw, with
+        the card only for the drawer."""
+        self._check_seat(seat)
+        return [event for event in self.history if event.visibility == "PUBLIC"
+                or (event.visibility == "PRIVATE" and event.seat == seat)]
 
     # -- moves -------------------------------------------------------------------------------
     def _resolve(self, move: Any) -> int:
