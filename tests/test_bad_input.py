@@ -13,6 +13,8 @@ import pytest
 
 import meldmind
 from meldmind import CardError, Game, MeldmindError, OptionError, new_game
+from meldmind import ai
+from meldmind.ai import MAX_ITERATIONS
 from meldmind.cli import main
 
 HUGE = "9" * 5000      # beyond Python's 4300-digit limit for reading an integer
@@ -203,3 +205,42 @@ def test_an_integer_too_long_to_write_gets_a_meldmind_error(entry):
     """The error message names the bad integer by its size: writing it out would itself raise."""
     with pytest.raises(MeldmindError, match="integer .*bits|holding an integer"):
         ENTRY_POINTS_TAKING_INTEGERS[entry](TOO_LONG_TO_WRITE)
+
+
+# -- search sizes ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("iterations", [MAX_ITERATIONS + 1, 2 ** 32, 2 ** 62])
+def test_more_iterations_than_a_decision_can_use_are_refused_before_searching(iterations):
+    """The search's buffers grow with the iterations: 2**32 of them would fill the memory."""
+    with pytest.raises(OptionError, match="iterations must be an integer from 1 to 10,000,000"):
+        meldmind.suggest(_observation(), level="expert", iterations=iterations)
+    with pytest.raises(OptionError, match="iterations"):
+        meldmind.arena("gin", "expert", "normal", deals=1, processes=1, iterations=iterations,
+                       progress=False)
+    result = subprocess.run([sys.executable, "-m", "meldmind.cli", "hint", "--lines", "--level",
+                             "expert", "--iterations", str(iterations)],
+                            input=json.dumps(_observation()), capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 2 and "iterations must be" in result.stderr
+    assert result.stdout == ""      # refused before any line is read
+
+
+def test_a_huge_budget_stops_at_the_iterations_asked_for():
+    hint = meldmind.suggest(_observation(), level="expert", budget_ms=1e30, iterations=40, seed=2)
+    assert hint.iterations == 40
+
+
+def test_search_slices_add_up_to_the_same_suggestion(monkeypatch):
+    """A search runs in slices of at most _MAX_SLICE determinizations; the slicing does not move
+    the result (the sums are added in the same order)."""
+    whole = meldmind.suggest(_observation(), level="master", iterations=40, seed=9)
+    monkeypatch.setattr(ai, "_MAX_SLICE", 7)
+    sliced = meldmind.suggest(_observation(), level="master", iterations=40, seed=9)
+    assert sliced == whole
+
+
+def test_a_budget_searches_at_least_its_first_slice():
+    """The first call of a process can spend a small budget on loading the kernels; the hint
+    still rests on _FIRST_SLICE determinizations, not on one."""
+    hint = meldmind.suggest(_observation(), level="master", budget_ms=1e-6, seed=3)
+    assert hint.iterations == ai._FIRST_SLICE

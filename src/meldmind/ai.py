@@ -40,6 +40,11 @@ LEVEL_ALIASES = {
 SEARCH_LEVELS = ("expert", "master")
 ALTERNATIVES_SHOWN = 5
 _BUDGET_FILL = 0.9   # share of the remaining budget a search slice may plan to use
+# A budget's first slice: enough determinizations to time the search by, and a floor on a hint
+# whose budget the first call in a process (which loads the kernels) already spends.
+_FIRST_SLICE = 16
+_MAX_SLICE = 1 << 14  # determinizations per search call: its buffers grow with the count
+MAX_ITERATIONS = 10_000_000   # per decision: seconds of search even in gin
 
 
 def level_name(level: str) -> str:
@@ -116,8 +121,10 @@ class Decision:
 def check_budget(iterations: int | None, budget_ms: float | None) -> None:
     """Raises ``OptionError`` unless ``iterations`` is None or an integer of at least 1 and
     ``budget_ms`` is None or a finite positive number."""
-    if iterations is not None and not is_positive_int(iterations):
-        raise OptionError(f"iterations must be an integer of at least 1, not {shown(iterations)}")
+    if iterations is not None and not (is_positive_int(iterations)
+                                       and iterations <= MAX_ITERATIONS):
+        raise OptionError(f"iterations must be an integer from 1 to {MAX_ITERATIONS:,}, not "
+                          f"{shown(iterations)}")
     # NaN fails both comparisons; infinity, and integers beyond the largest float, would
     # overflow the deadline's arithmetic
     if budget_ms is not None and (not isinstance(budget_ms, (int, float))
@@ -175,26 +182,26 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
         return Decision(int(ai.policy(obs, buffer, n, number, rng)), legal, None, None, 0)
     values = np.zeros(kernel.NUM_ACTIONS, np.float64)
     visits = np.zeros(kernel.NUM_ACTIONS, np.int64)
+    # Slices add their determinizations in order, so any slicing gives the same sums.
     done = 0
     if budget_ms is None:
-        done = iterations if iterations is not None else int(ai.default_iterations(number))
-        _search(ai, obs, number, seed, 0, done, values, visits)
+        total = iterations if iterations is not None else int(ai.default_iterations(number))
+        while done < total:
+            count = min(_MAX_SLICE, total - done)
+            _search(ai, obs, number, seed, done, count, values, visits)
+            done += count
     else:
         deadline = time.perf_counter() + budget_ms / 1000
-        limit = iterations if iterations is not None else 1 << 30
-        per_determinization = None
-        while done < limit:
-            remaining = deadline - time.perf_counter()
-            if per_determinization is None:
-                count = 1   # measure the speed first
-            else:
-                count = min(limit - done, int(remaining / per_determinization * _BUDGET_FILL))
-                if count < 1:
-                    break
+        limit = iterations if iterations is not None else MAX_ITERATIONS
+        count = min(_FIRST_SLICE, limit)
+        while count >= 1:
             started = time.perf_counter()
             _search(ai, obs, number, seed, done, count, values, visits)
             done += count
-            per_determinization = (time.perf_counter() - started) / count
+            finished = time.perf_counter()
+            per_determinization = max(finished - started, 1e-9) / count
+            count = min(limit - done, _MAX_SLICE,
+                        int((deadline - finished) / per_determinization * _BUDGET_FILL))
     action = int(ai.pick(obs, values, visits, buffer, n, number, np.int64(seed)))
     return Decision(action, legal, values, visits, done)
 

@@ -171,15 +171,18 @@ def build_parser() -> argparse.ArgumentParser:
                             "cluster of RAY_ADDRESS, else a local Ray), or 'auto' (the default: "
                             "Ray when RAY_ADDRESS is set, else processes)")
     arena.add_argument("--budget-ms", type=float, default=None, help="search time per decision, in ms")
-    arena.add_argument("--iterations", type=int, default=None, help="determinizations per decision")
+    arena.add_argument("--iterations", type=int, default=None,
+                       help="determinizations per decision, 1 to 10,000,000")
     arena.add_argument("--json", action="store_true", help="print JSON")
     arena.set_defaults(run=_arena)
 
     hint = commands.add_parser("hint", help="suggest a move for an observation JSON on stdin")
     hint.add_argument("--level", default="master", help=LEVELS_HELP + " (default: master)")
-    hint.add_argument("--budget-ms", type=float, default=None, help="search time, in ms")
+    hint.add_argument("--budget-ms", type=float, default=None,
+                      help="search time, in ms (the search runs at least 16 determinizations)")
     hint.add_argument("--iterations", type=int, default=None,
-                      help="determinizations (with --seed: a reproducible hint)")
+                      help="determinizations, 1 to 10,000,000 (with --seed: a reproducible "
+                           "hint; with --budget-ms: at most this many)")
     hint.add_argument("--seed", type=int, default=None)
     hint.add_argument("--lines", action="store_true",
                       help="JSON Lines: an observation per input line, an answer per output line")
