@@ -54,24 +54,30 @@ def test_cli_hint_lines_answers_undecodable_and_unreadable_lines_and_goes_on():
     assert "move" in answered
 
 
-@pytest.mark.parametrize("budget", [math.inf, 10 ** 400], ids=["inf", "10**400"])
-def test_a_budget_beyond_the_floats_is_an_option_error(budget):
-    with pytest.raises(OptionError, match="budget_ms must be a finite positive number"):
-        meldmind.suggest(_observation(), level="master", budget_ms=budget)
-    with pytest.raises(OptionError, match="budget_ms"):
-        meldmind.arena("gin", "expert", "normal", deals=1, processes=1, budget_ms=budget,
-                       progress=False)
-
-
-def test_cli_refuses_an_infinite_budget_with_exit_code_2(capsys):
-    assert main(["arena", "gin", "expert", "normal", "--deals", "1", "--processes", "1",
-                 "--budget-ms", "inf", "--json"]) == 2
-    assert "budget_ms" in capsys.readouterr().err
-    for flags in ([], ["--lines"]):
-        result = subprocess.run([sys.executable, "-m", "meldmind.cli", "hint", "--budget-ms",
-                                 "inf", *flags], input=json.dumps(_observation()),
+def _search_size_is_refused_everywhere(name, value, message, capsys):
+    """``suggest``, ``arena`` and the CLI's ``arena`` and ``hint`` (with and without --lines)
+    refuse the search size ``name=value`` before playing or reading a line."""
+    with pytest.raises(OptionError, match=message):
+        meldmind.suggest(_observation(), level="master", **{name: value})
+    with pytest.raises(OptionError, match=message):
+        meldmind.arena("gin", "expert", "normal", deals=1, processes=1, progress=False,
+                       **{name: value})
+    flag = "--" + name.replace("_", "-")
+    assert main(["arena", "gin", "expert", "normal", "--deals", "1", "--processes", "1", flag,
+                 str(value), "--json"]) == 2
+    assert message.split()[0] in capsys.readouterr().err
+    for lines in ([], ["--lines"]):
+        result = subprocess.run([sys.executable, "-m", "meldmind.cli", "hint", flag, str(value),
+                                 *lines], input=json.dumps(_observation()),
                                 capture_output=True, text=True, timeout=600)
-        assert result.returncode == 2 and "budget_ms" in result.stderr, result.stderr
+        assert result.returncode == 2 and message.split()[0] in result.stderr, result.stderr
+        assert result.stdout == ""
+
+
+@pytest.mark.parametrize("budget", [math.inf, 10 ** 400], ids=["inf", "10**400"])
+def test_a_budget_beyond_the_floats_is_an_option_error(budget, capsys):
+    _search_size_is_refused_everywhere("budget_ms", budget,
+                                       "budget_ms must be a finite positive number", capsys)
 
 
 def test_a_variant_that_is_not_a_name_is_an_option_error():
@@ -210,19 +216,11 @@ def test_an_integer_too_long_to_write_gets_a_meldmind_error(entry):
 # -- search sizes ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("iterations", [MAX_ITERATIONS + 1, 2 ** 32, 2 ** 62])
-def test_more_iterations_than_a_decision_can_use_are_refused_before_searching(iterations):
+def test_more_iterations_than_a_decision_can_use_are_refused_before_searching(iterations,
+                                                                              capsys):
     """The search's buffers grow with the iterations: 2**32 of them would fill the memory."""
-    with pytest.raises(OptionError, match="iterations must be an integer from 1 to 10,000,000"):
-        meldmind.suggest(_observation(), level="expert", iterations=iterations)
-    with pytest.raises(OptionError, match="iterations"):
-        meldmind.arena("gin", "expert", "normal", deals=1, processes=1, iterations=iterations,
-                       progress=False)
-    result = subprocess.run([sys.executable, "-m", "meldmind.cli", "hint", "--lines", "--level",
-                             "expert", "--iterations", str(iterations)],
-                            input=json.dumps(_observation()), capture_output=True, text=True,
-                            timeout=600)
-    assert result.returncode == 2 and "iterations must be" in result.stderr
-    assert result.stdout == ""      # refused before any line is read
+    _search_size_is_refused_everywhere(
+        "iterations", iterations, "iterations must be an integer from 1 to 10,000,000", capsys)
 
 
 def test_a_huge_budget_stops_at_the_iterations_asked_for():
