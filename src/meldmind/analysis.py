@@ -257,6 +257,10 @@ def meld_catalog(variant: str, *, options: Mapping[str, Any] | None = None) -> n
     groups rank by rank. A meld with jokers is listed by its natural cards; ``joker_for`` holds
     the cards its jokers stand for (a run) or may stand for (a group).
 
+    These indices number the hand algebra's melds. A game's lay-meld moves number melds in the
+    game's own action layout (gin: OpenSpiel's 185 melds, runs of 3-5 cards; CardVerse: groups
+    first): ``meld_action`` of ``meldmind.games.<game>`` gives a meld's action id.
+
     >>> gin = meld_catalog("gin")
     >>> len(gin), int((gin["kind"] == 1).sum()), int((gin["kind"] == 0).sum())
     (329, 264, 65)
