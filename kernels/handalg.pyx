@@ -48,6 +48,11 @@ cdef enum:
     RAMI_ACE_PENALTY = 15
 
 
+cdef inline int32_t _rami_rank_value(int r) noexcept nogil:
+    """Rami's meld value of rank index ``r`` (0 = ace, worth 11 in a group or atop a run)."""
+    return 11 if r == 0 else (r + 1 if r < 10 else 10)
+
+
 cdef void _init_tables():
     cdef int t, b, rank, value
     memset(CARD_VALUE, 0, sizeof(CARD_VALUE))
@@ -60,7 +65,7 @@ cdef void _init_tables():
         CARD_VALUE[VARIANT_CARDVERSE][b] = value
         CARD_VALUE[TABLE_ACE_HIGH][b] = 11 if rank == 1 else value
         CARD_VALUE[VARIANT_RAMI][b] = RAMI_ACE_PENALTY if rank == 1 else value
-        OPENING_BOUND[b] = 11 if rank == 1 else value
+        OPENING_BOUND[b] = _rami_rank_value(b % 13)
     for b in range(JOKER_BIT, JOKER_BIT + 2):
         CARD_VALUE[VARIANT_RAMI][b] = RAMI_JOKER_PENALTY
         OPENING_BOUND[b] = 11
@@ -76,7 +81,7 @@ cdef void _init_tables():
     JOKER_KEY[VARIANT_RAMI] = (RAMI_JOKER_PENALTY << COUNT_SHIFT_52) + 1
     JOKER_KEY[VARIANT_KIROLO] = 1 << COUNT_SHIFT_KIROLO
     for b in range(14):
-        RAMI_POSITION_VALUE[b] = 1 if b == 0 else (11 if b == 13 else (b + 1 if b < 10 else 10))
+        RAMI_POSITION_VALUE[b] = 1 if b == 0 else _rami_rank_value(b % 13)   # 13: ace high
 
 
 _init_tables()
@@ -87,10 +92,12 @@ _init_tables()
 # ---------------------------------------------------------------------------------------------
 
 cdef inline int _lane_width(int variant) noexcept nogil:
+    """Ranks per suit (element): also the longest run."""
     return 12 if variant == VARIANT_KIROLO else 13
 
 
 cdef inline int _lane_count(int variant) noexcept nogil:
+    """Suits (elements): also the largest group, one card of each."""
     return 5 if variant == VARIANT_KIROLO else 4
 
 
@@ -125,21 +132,24 @@ cdef inline int _table(int variant, int ace_high) noexcept nogil:
 # Enumeration
 # ---------------------------------------------------------------------------------------------
 
+cdef inline int32_t _weight(const int32_t* key, uint64_t bits) noexcept nogil:
+    cdef int32_t total = 0
+    while bits:
+        total += key[__builtin_ctzll(bits)]
+        bits &= bits - 1
+    return total
+
+
 cdef inline int _emit(MeldList* ml, int table, uint64_t mask, uint64_t joker_for, int jokers,
                       int kind, int32_t opening) noexcept nogil:
     cdef int k = ml.n
-    cdef uint64_t rest = mask
-    cdef int32_t gain = jokers * JOKER_KEY[table]
     if k >= MAX_MELDS:
         return -1
-    while rest:
-        gain += CARD_KEY[table][__builtin_ctzll(rest)]
-        rest &= rest - 1
     ml.mask[k] = mask
     ml.joker_for[k] = joker_for
     ml.jokers[k] = jokers
     ml.kind[k] = kind
-    ml.gain[k] = gain
+    ml.gain[k] = jokers * JOKER_KEY[table] + _weight(CARD_KEY[table], mask)
     ml.opening[k] = opening
     ml.low[k] = __builtin_ctzll(mask)
     ml.n = k + 1
@@ -186,7 +196,7 @@ cdef int _emit_run_joker_counts(MeldList* ml, int variant, int table, int lane,
     cdef int n = __builtin_popcountll(natural_pos)
     cdef int holes = __builtin_popcountll(hole_pos)
     cdef int j, j_min = holes, j_max = max_jk
-    cdef int max_len = 13 if variant != VARIANT_KIROLO else 12
+    cdef int max_len = _lane_width(variant)
     if n < 2:
         return 0
     if j_min < 3 - n:
@@ -203,7 +213,7 @@ cdef int _enumerate_lane_runs(MeldList* ml, int variant, int table, int lane, ui
                               int max_jk) noexcept nogil:
     """Runs of one lane whose natural cards are ``pos`` minus at most ``max_jk`` holes."""
     cdef int npos = _positions(variant)
-    cdef int max_len = 13 if variant != VARIANT_KIROLO else 12
+    cdef int max_len = _lane_width(variant)
     cdef int lo, hi, gaps, a, b
     cdef uint64_t span, inner, absent, a_rest, b_rest
     if max_jk == 0 and (pos & (pos >> 1) & (pos >> 2)) == 0:
@@ -254,7 +264,6 @@ cdef int _enumerate_groups(MeldList* ml, int variant, int table, uint64_t a1,
                            int max_jk) noexcept nogil:
     cdef int width = _lane_width(variant)
     cdef int lanes = _lane_count(variant)
-    cdef int max_size = 5 if variant == VARIANT_KIROLO else 4
     cdef int need = 3 if max_jk == 0 else 2
     cdef int r, e, n, j, j_min, j_max
     cdef unsigned suits, sub
@@ -275,7 +284,7 @@ cdef int _enumerate_groups(MeldList* ml, int variant, int table, uint64_t a1,
         suits = 0
         for e in range(lanes):
             suits |= ((a1 >> (e * width + r)) & 1) << e
-        rank_value = 11 if r == 0 else (r + 1 if r < 10 else 10)
+        rank_value = _rami_rank_value(r)
         sub = suits
         while sub:
             n = __builtin_popcountll(sub)
@@ -288,7 +297,7 @@ cdef int _enumerate_groups(MeldList* ml, int variant, int table, uint64_t a1,
                     else:
                         missing |= (<uint64_t>1) << (e * width + r)
                 j_min = 3 - n if n < 3 else 0
-                j_max = max_jk if max_jk < max_size - n else max_size - n
+                j_max = max_jk if max_jk < lanes - n else lanes - n   # one card per suit
                 for j in range(j_min, j_max + 1):
                     if _emit(ml, table, mask, missing if j else 0, j, KIND_GROUP,
                              rank_value * (n + j) if variant == VARIANT_RAMI else 0) < 0:
@@ -360,25 +369,11 @@ ctypedef struct Search:
     Partition* out
 
 
-cdef inline int32_t _weight(const int32_t* key, uint64_t bits) noexcept nogil:
-    cdef int32_t total = 0
-    while bits:
-        total += key[__builtin_ctzll(bits)]
-        bits &= bits - 1
-    return total
-
-
 cdef inline int32_t _meld_bound(Search* s, int k) noexcept nogil:
     """What meld k takes from the optimistic bound: its cards' (and jokers') keys."""
-    cdef uint64_t rest = s.ml.mask[k]
-    cdef int32_t total
     if not s.opening:
         return s.ml.gain[k]
-    total = s.ml.jokers[k] * s.joker_key
-    while rest:
-        total += s.card_key[__builtin_ctzll(rest)]
-        rest &= rest - 1
-    return total
+    return s.ml.jokers[k] * s.joker_key + _weight(s.card_key, s.ml.mask[k])
 
 
 cdef void _dfs(Search* s, uint64_t a1, uint64_t a2, int jokers, int32_t score,
@@ -541,7 +536,6 @@ cdef int64_t mm_layoff_cards(int variant, int kind, uint64_t meld, uint64_t joke
     cdef uint64_t full = meld | joker_for, pos, target
     cdef int lane, lo, hi, r, e, size
     cdef int max_jk = 0
-    cdef int max_size
     cdef uint64_t jokers_in_hand = 0
     if variant == VARIANT_RAMI:
         max_jk = 1
@@ -550,8 +544,7 @@ cdef int64_t mm_layoff_cards(int variant, int kind, uint64_t meld, uint64_t joke
         max_jk = max_jokers_per_series
     size = __builtin_popcountll(meld) + meld_jokers
     if kind == KIND_GROUP:
-        max_size = 5 if variant == VARIANT_KIROLO else 4
-        if size >= max_size:
+        if size >= lanes:       # one card per suit
             return 0
         r = __builtin_ctzll(meld) % width
         target = 0
@@ -560,7 +553,7 @@ cdef int64_t mm_layoff_cards(int variant, int kind, uint64_t meld, uint64_t joke
                 target |= (<uint64_t>1) << (e * width + r)
         target &= hand
     else:
-        if size >= (12 if variant == VARIANT_KIROLO else 13):
+        if size >= _lane_width(variant):
             return 0
         lane = __builtin_ctzll(full) // width
         pos = (full >> (lane * width)) & lane_mask
