@@ -131,7 +131,7 @@ from .bits import lowest_bit, popcount
 from .bridge import deadwood as _bridge_deadwood
 from .bridge import leftover as _bridge_leftover
 from .levels import BEGINNER, EASY, EXPERT, MASTER, NORMAL
-from .rng import below, mix64, next_u64, seed_slot, shuffle
+from .rng import below, mix64, seed_slot, shuffle, unit
 
 # ---- tuning constants (measured: see the module docstring) ----------------------------------------
 W_PARTIAL = 8            # normal: points a partial-meld card is worth keeping
@@ -948,13 +948,13 @@ def _determinization(obs, level, dseed, cards, factors, n_ev, model):
     best = _sample(obs, mix(dseed, 0), turns)
     bw = _model_weight(best[G.S_HAND + opp], known, cards, factors, n_ev, last, last_discarded,
                        declined, pile, mine)
-    if (next_u64(rs, 0) >> np.uint64(11)) * (1.0 / 9007199254740992.0) < bw:
+    if unit(rs, 0) < bw:
         return best
     for j in range(1, MODEL_TRIES):
         st = _sample(obs, mix(dseed, j), turns)
         w = _model_weight(st[G.S_HAND + opp], known, cards, factors, n_ev, last, last_discarded,
                           declined, pile, mine)
-        if (next_u64(rs, 0) >> np.uint64(11)) * (1.0 / 9007199254740992.0) < w:
+        if unit(rs, 0) < w:
             return st
         if w > bw:
             bw = w
@@ -1109,7 +1109,7 @@ def pick(obs, values, visits, legal, n, level, seed):
         return best
     rs = np.empty(1, dtype=np.int64)
     seed_slot(rs, 0, mix(seed, 0x5EED))
-    if (next_u64(rs, 0) >> np.uint64(11)) * (1.0 / 9007199254740992.0) < BLUFF_PROB:
+    if unit(rs, 0) < BLUFF_PROB:
         return alt
     return best
 

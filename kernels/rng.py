@@ -33,6 +33,12 @@ def below(state, slot, n):
     return np.int64((next_u64(state, slot) >> np.uint64(32)) * np.uint64(n) >> np.uint64(32))
 
 
+@njit(cache=True, inline="always")
+def unit(state, slot):
+    """A uniform float in [0, 1), from the top 53 random bits."""
+    return (next_u64(state, slot) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
 @njit(cache=True)
 def shuffle(state, slot, items, count):
     """Fisher-Yates shuffle of ``items[:count]`` in place."""
