@@ -14,7 +14,7 @@ def _figures(result):
 
 
 def test_an_unknown_backend_is_refused_before_playing():
-    with pytest.raises(OptionError, match="backend must be one of auto, ray, processes, not 'rya'"):
+    with pytest.raises(OptionError, match='backend must be one of auto, ray, processes, not "rya"'):
         meldmind.arena("gin", "easy", "beginner", deals=1, progress=False, backend="rya")
 
 

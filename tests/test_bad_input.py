@@ -88,13 +88,13 @@ def test_a_variant_that_is_not_a_name_is_an_option_error():
 
 
 def test_version_true_is_not_version_1():
-    with pytest.raises(MeldmindError, match="unsupported game version True"):
+    with pytest.raises(MeldmindError, match="unsupported game version true"):
         Game.from_json(_game_record(version=True))
-    with pytest.raises(MeldmindError, match="unsupported game version True"):
+    with pytest.raises(MeldmindError, match="unsupported game version true"):
         Game.from_json(json.dumps(_game_record(version=True)))
     for variant in ("gin", "cardverse"):
         observation = {**_observation(variant), "version": True}
-        with pytest.raises(MeldmindError, match="unsupported observation version True"):
+        with pytest.raises(MeldmindError, match="unsupported observation version true"):
             meldmind.suggest(observation, level="easy")
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import numbers
 import sys
 import threading
 import time
@@ -26,7 +27,7 @@ from typing import Any, Mapping
 import numba
 import numpy as np
 
-from .errors import MeldmindError, OptionError, parse_json, shown
+from .errors import MeldmindError, OptionError, json_type, parse_json, shown
 from .explain import explain
 from .game import Move, game_module
 from .kernels import levels
@@ -50,10 +51,10 @@ MAX_ITERATIONS = 10_000_000   # per decision: seconds of search even in gin
 def level_name(level: str) -> str:
     """The canonical level name of a level or one of the seeds' aliases."""
     if not isinstance(level, str):
-        raise OptionError(f"a level is a name, not {level!r}")
+        raise OptionError(f"a level is a name, not {shown(level)}")
     name = LEVEL_ALIASES.get(level.lower(), level.lower())
     if name not in levels.NAMES:
-        raise OptionError(f"unknown level {level!r}; expected one of {', '.join(levels.NAMES)} "
+        raise OptionError(f"unknown level {shown(level)}; expected one of {', '.join(levels.NAMES)} "
                           f"(or an alias: {', '.join(LEVEL_ALIASES)})")
     return name
 
@@ -99,10 +100,10 @@ def _read_observation(observation: Any) -> tuple[str, ModuleType, dict[str, Any]
     if isinstance(observation, (str, bytes)):
         observation = parse_json(observation, "observation JSON")
     if not isinstance(observation, Mapping):
-        raise MeldmindError(f"an observation is a JSON object, not {type(observation).__name__}")
+        raise MeldmindError(f"an observation is a JSON object, not {json_type(observation)}")
     variant = observation.get("variant")
     if not isinstance(variant, str):
-        raise MeldmindError(f"the observation names no known variant: {variant!r}")
+        raise MeldmindError(f"the observation names no known variant: {shown(variant)}")
     module = game_module(variant)
     return variant, module, dict(observation), module.observation_array(observation)
 
@@ -127,7 +128,7 @@ def check_budget(iterations: int | None, budget_ms: float | None) -> None:
                           f"{shown(iterations)}")
     # NaN fails both comparisons; infinity, and integers beyond the largest float, would
     # overflow the deadline's arithmetic
-    if budget_ms is not None and (not isinstance(budget_ms, (int, float))
+    if budget_ms is not None and (not isinstance(budget_ms, numbers.Real)
                                   or isinstance(budget_ms, bool)
                                   or not 0 < budget_ms <= sys.float_info.max):
         raise OptionError(f"budget_ms must be a finite positive number, not {shown(budget_ms)}")
@@ -157,6 +158,7 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
     narrows the choice to a subset of the legal moves (a host with stricter rules)."""
     name = level_name(level)
     check_budget(iterations, budget_ms)
+    iterations = None if iterations is None else int(iterations)   # numpy's too, for JSON
     seed = seed_value(seed)
     number = levels.NAMES.index(name)
     kernel = game_module(variant).KERNEL
@@ -222,7 +224,7 @@ def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "maste
     if "legal_moves" in data:
         listed = data["legal_moves"]
         if not isinstance(listed, list):
-            raise MeldmindError(f"'legal_moves' must be a list of moves, not {listed!r}")
+            raise MeldmindError(f"'legal_moves' must be a list of moves, not {shown(listed)}")
         given = [i for m in listed if isinstance(m, Mapping) and isinstance(i := m.get("id"), int)]
         if len(given) != len(listed) or sorted(given) != sorted(decision.legal):
             raise MeldmindError("the observation's legal_moves do not match its state")

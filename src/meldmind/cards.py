@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from .errors import CardError
-from .variants import Variant, variant_named
+from .errors import CardError, shown
+from .variants import Variant, is_integer, variant_named
 
 SUITS = "CDHS"
 SUIT_SYMBOLS = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
@@ -52,6 +52,9 @@ def card_bit(variant: Variant | str, card: int) -> int:
 def format_card(variant: Variant | str, card: int) -> str:
     """Canonical text of a card id."""
     deck = variant_named(variant).deck
+    if not is_integer(card):    # True would pass as card 1; a text would fail the comparisons
+        raise CardError(f"a card id is an integer, not {shown(card)} (parse_cards reads card "
+                        "texts)")
     if deck == "kirolo":
         if 0 <= card < KIROLO_ELEMENT_CARDS:
             copy, bit = divmod(card, KIROLO_BITS)
@@ -73,11 +76,11 @@ def card_tokens(cards: str | Iterable[str]) -> list[str]:
     if isinstance(cards, str):
         return cards.split()
     if not isinstance(cards, Iterable) or isinstance(cards, (bytes, Mapping)):
-        raise CardError(f"cards are a string or a list of strings, not {cards!r}")
+        raise CardError(f"cards are a string or a list of strings, not {shown(cards)}")
     tokens = list(cards)
     for token in tokens:
         if not isinstance(token, str):
-            raise CardError(f"a card must be a string, not {token!r}")
+            raise CardError(f"a card must be a string, not {shown(token)}")
     return tokens
 
 

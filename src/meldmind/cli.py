@@ -18,6 +18,7 @@ from dataclasses import asdict
 from typing import Any
 
 from .analysis import HandAnalysis, analyze_hand
+from .cards import format_card, parse_cards
 from .errors import MeldmindError, parse_json
 from .variants import VARIANTS, seed_value
 
@@ -30,14 +31,18 @@ SAMPLE_HANDS = {
 
 
 def _describe(variant: str, hand: str, analysis: HandAnalysis) -> str:
-    lines = [f"{variant:<10} {hand}"]
+    canonical = " ".join(format_card(variant, card) for card in parse_cards(variant, hand))
+    lines = [f"{variant:<10} {canonical}"]
     for meld in analysis.melds:
         jokers = f"  (joker = {', '.join(meld.joker_stands_for)})" if meld.joker_stands_for else ""
         lines.append(f"{'':<10}   {meld.kind:<5} {' '.join(meld.cards)}{jokers}")
     unit = "value" if variant == "kirolo" else "points"
     count = analysis.deadwood_count
-    lines.append(f"{'':<10}   deadwood {' '.join(analysis.deadwood) or '-'}: "
-                 f"{count} card{'s' * (count != 1)}, {analysis.deadwood_points} {unit}")
+    if count:
+        lines.append(f"{'':<10}   deadwood {' '.join(analysis.deadwood)}: "
+                     f"{count} card{'s' * (count != 1)}, {analysis.deadwood_points} {unit}")
+    else:
+        lines.append(f"{'':<10}   deadwood: none")
     if analysis.opening_points is not None:
         lines.append(f"{'':<10}   opening {analysis.opening_points} points"
                      f" ({'can' if analysis.can_open else 'cannot'} open)")
@@ -141,13 +146,25 @@ def _demo(args: argparse.Namespace) -> int:
 LEVELS_HELP = "beginner, easy, normal, expert or master (aliases: kolay, zor, ...)"
 
 
+class _SubcommandParser(argparse.ArgumentParser):
+    """A subcommand's parser that reports arguments it does not take itself, with its own
+    usage: argparse leaves them to the top-level parser, whose usage does not show them."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+
 def build_parser() -> argparse.ArgumentParser:
     examples = __doc__.split("\n\n", 1)[1]
     parser = argparse.ArgumentParser(
         prog="meldmind", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Rummy-family card games: hand analysis, AI arenas and move hints.",
         epilog="examples:\n" + examples)
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True,
+                                     parser_class=_SubcommandParser)
     analyze = commands.add_parser("analyze", help="best partition of a hand into melds")
     analyze.add_argument("variant", nargs="?", choices=list(VARIANTS))
     analyze.add_argument("cards", nargs="*", help="cards, e.g. AS 10H QD (or one quoted string)")

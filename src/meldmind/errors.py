@@ -1,5 +1,7 @@
 """The errors meldmind raises: each names what was wrong."""
 import json
+import numbers
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -20,12 +22,23 @@ class IllegalMove(MeldmindError):
 
 
 def parse_json(text: str | bytes, what: str) -> Any:
-    """``text`` read as JSON, or a MeldmindError saying that ``what`` is malformed: bad syntax,
-    bytes that are not UTF-8, an integer too long for Python to read (over 4300 digits), or
-    nesting too deep for the parser (a server reading requests must survive them all)."""
+    """``text`` read as JSON, or a MeldmindError saying that ``what`` is missing (blank text) or
+    malformed: bad syntax, bytes that are not UTF-8, an integer too long for Python to read (over
+    4300 digits), or nesting too deep for the parser (a server reading requests must survive
+    them all)."""
+    if isinstance(text, bytes):
+        # json.loads would take bytes opening like UTF-16 or UTF-32 for those encodings
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise MeldmindError(f"malformed {what}: not UTF-8 JSON (byte "
+                                f"0x{error.object[error.start]:02x} at offset {error.start})"
+                                ) from None
+    if not text.strip():
+        raise MeldmindError(f"no {what} given: the input is empty")
     try:
         return json.loads(text)
-    except (ValueError, RecursionError) as error:   # the first three are ValueErrors
+    except (ValueError, RecursionError) as error:   # the first two are ValueErrors
         raise MeldmindError(f"malformed {what}: {error}") from None
 
 
@@ -33,16 +46,41 @@ def check_version(found: Any, version: int, what: str) -> None:
     """Raises ``MeldmindError`` unless the ``version`` field ``found`` in a JSON document is
     ``version``: ``true`` is no version, though Python has ``True == 1``."""
     if isinstance(found, bool) or found != version:
-        raise MeldmindError(f"unsupported {what} version {found!r}; this meldmind reads "
+        raise MeldmindError(f"unsupported {what} version {shown(found)}; this meldmind reads "
                             f"version {version}")
 
 
 def shown(value: Any) -> str:
-    """``repr(value)`` for an error message, also for an integer too long for Python to write
-    in decimal (over 4300 digits), whose ``repr`` itself raises ``ValueError``."""
+    """``value`` for an error message: JSON data as JSON (``null``, ``true``, ``{"0": ["8D"]}``),
+    as a JSON client wrote it, anything else as its ``repr`` (``(1, 2)``, ``nan``); also an
+    integer too long for Python to write in decimal (over 4300 digits), which both refuse with
+    ``ValueError``.
+
+    >>> shown(None), shown([True, "8D"]), shown({1: 2}), shown(float("nan"))
+    ('null', '[true, "8D"]', '{1: 2}', 'nan')
+    """
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        if json.loads(text) == value:   # not a tuple, or a mapping with keys JSON would rewrite
+            return text
+    except (TypeError, ValueError, RecursionError):
+        pass
     try:
         return repr(value)
     except ValueError:
         if isinstance(value, int):
             return f"an integer of {value.bit_length()} bits"
         return f"a {type(value).__name__} holding an integer too long to write"
+
+
+JSON_TYPES = ((bool, "boolean"), (numbers.Number, "number"), (str, "string"),
+              (Mapping, "object"), ((list, tuple), "array"))
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of ``value``'s type (``null``, ``array``, ...), for a message saying what a
+    value should have been; Python's name for a type JSON does not have."""
+    if value is None:
+        return "null"
+    return next((name for kind, name in JSON_TYPES if isinstance(value, kind)),
+                type(value).__name__)

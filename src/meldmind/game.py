@@ -26,7 +26,7 @@ import numpy as np
 
 from .cards import format_card, parse_cards
 from .errors import IllegalMove, MeldmindError, OptionError, check_version, parse_json, shown
-from .variants import checked_options, is_positive_int, options_dict, seed_value
+from .variants import checked_options, is_integer, is_positive_int, options_dict, seed_value
 
 GAME_MODULES = {"gin": "meldmind.games.gin", "cardverse": "meldmind.games.cardverse"}
 GAME_FORMAT = "meldmind.game"
@@ -60,7 +60,7 @@ def game_module(variant: str) -> ModuleType:
         return importlib.import_module(GAME_MODULES[variant])
     except (KeyError, TypeError):   # TypeError: an unhashable "variant", such as a list
         raise OptionError(
-            f"no game engine for {variant!r}; playable: {', '.join(GAME_MODULES)}"
+            f"no game engine for {shown(variant)}; playable: {', '.join(GAME_MODULES)}"
         ) from None
 
 
@@ -189,7 +189,7 @@ class Game:
         return [Move(a, self._module.action_text(a, phase)) for a in self._legal_ids()]
 
     def _check_seat(self, seat: int) -> None:
-        if not isinstance(seat, int) or not 0 <= seat < self.players:
+        if not is_integer(seat) or not 0 <= seat < self.players:
             raise MeldmindError(f"seat must be 0..{self.players - 1}, not {shown(seat)}")
 
     def _observation_array(self, seat: int) -> np.ndarray:
@@ -219,16 +219,16 @@ class Game:
     def _resolve(self, move: Any) -> int:
         if isinstance(move, Move):
             return _action_id(move.id)
-        if _is_action_id(move):
+        if is_integer(move):
             return int(move)
         if isinstance(move, Mapping):
-            if "id" in move:
+            if "text" in move and not isinstance(move["text"], str):
+                raise MeldmindError(f"a move's 'text' is a string, not {shown(move['text'])}")
+            if "id" in move:    # play checks that a text beside it names the same move
                 return _action_id(move["id"])
             if "text" in move:
-                if not isinstance(move["text"], str):
-                    raise MeldmindError(f"a move's 'text' is a string, not {move['text']!r}")
                 return self._resolve(move["text"])
-            raise MeldmindError(f"a move JSON needs an 'id' or a 'text': {dict(move)!r}")
+            raise MeldmindError(f"a move JSON needs an 'id' or a 'text': {shown(dict(move))}")
         if isinstance(move, str):
             key = _read_move(self.variant, move)
             if key and key[0] == "lay meld" and key[1] and key not in _move_phases(self.variant):
@@ -246,7 +246,7 @@ class Game:
                    else f"not a move of the {self._module.PHASES[phase]} phase")
             text = self._module.action_text(_action_ids(self.variant, other)[key], other)
             raise IllegalMove(f"{text}: {why}")
-        raise MeldmindError(f"a move is a Move, an action id, a move dict or a text, not {move!r}")
+        raise MeldmindError(f"a move is a Move, an action id, a move dict or a text, not {shown(move)}")
 
     def play(self, move: MoveLike) -> Move:
         """Play one move for the seat to act. An illegal move raises ``IllegalMove`` naming
@@ -254,8 +254,14 @@ class Game:
         action = self._resolve(move)
         if not 0 <= action < self._kernel.NUM_ACTIONS:
             raise IllegalMove(f"action id {shown(action)} is outside 0..{self._kernel.NUM_ACTIONS - 1}")
+        phase = self._phase()
+        text = self._module.action_text(action, phase)
+        # a client whose id and text disagree has a bug: either one may be the wrong move
+        if isinstance(move, Mapping) and "text" in move \
+                and _read_move(self.variant, move["text"]) != _read_move(self.variant, text):
+            raise MeldmindError(f"the move's id {action} is {shown(text)} but its text is "
+                                f"{shown(move['text'])}: they name different moves")
         reason = int(self._kernel.illegal_reason(self._state, action))
-        text = self._module.action_text(action, self._phase())
         if reason:
             raise IllegalMove(f"{text}: {self._module.REASONS[reason]}")
         seat = self.to_move
@@ -315,7 +321,7 @@ class Game:
     def from_json(cls, text: str | bytes | Mapping[str, Any]) -> "Game":
         """Rebuild a game from :meth:`to_json`; malformed JSON raises ``MeldmindError``."""
         if not isinstance(text, (str, bytes, Mapping)):
-            raise MeldmindError(f"a game record is JSON text or a mapping, not {text!r}")
+            raise MeldmindError(f"a game record is JSON text or a mapping, not {shown(text)}")
         data = parse_json(text, "game JSON") if isinstance(text, (str, bytes)) else dict(text)
         if not isinstance(data, dict) or data.get("format") != GAME_FORMAT:
             raise MeldmindError(f"not a meldmind game: expected \"format\": \"{GAME_FORMAT}\"")
@@ -328,7 +334,7 @@ class Game:
             raise MeldmindError("game JSON field 'seed' is missing")
         game = cls(data["variant"], options=data["options"], seed=data["seed"])
         for i, move in enumerate(data["moves"]):
-            if not _is_action_id(move):
+            if not is_integer(move):
                 raise MeldmindError(f"game JSON move {i} must be an action id, not {shown(move)}")
             try:
                 game.play(move)
@@ -337,29 +343,29 @@ class Game:
         return game
 
 
-def _is_action_id(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
 def _action_id(value: Any) -> int:
     """The id of a Move or a move dict, checked: a text there would be played as a move."""
-    if not _is_action_id(value):
+    if not is_integer(value):
         raise MeldmindError(f"a move's 'id' is an action id, not {shown(value)}")
     return int(value)
 
 
-def new_game(variant: str, *, players: int = 2, seed: int | None = None,
+def new_game(variant: str, *, players: int | None = None, seed: int | None = None,
              options: Mapping[str, Any] | None = None) -> Game:
     """Start a game of ``variant`` ("gin" or "cardverse") dealt from ``seed`` (random if None).
 
-    ``players`` sets ``num_players`` where the game has it (gin is always two-player).
+    ``players`` sets ``num_players`` where the game has it (gin is always two-player); with
+    neither, two players. Both given must agree.
     """
     module = game_module(variant)
     options = options_dict(options)
-    if not is_positive_int(players):
-        raise OptionError(f"players must be a positive integer, not {shown(players)}")
-    if "num_players" in module.OPTIONS:
-        options.setdefault("num_players", players)
-    elif players != 2:
-        raise OptionError(f"{variant} is a two-player game, not {players}-player")
+    if players is not None:
+        if not is_positive_int(players):
+            raise OptionError(f"players must be a positive integer, not {shown(players)}")
+        if "num_players" not in module.OPTIONS:
+            if players != 2:
+                raise OptionError(f"{variant} is a two-player game, not {players}-player")
+        elif options.setdefault("num_players", players) != players:
+            raise OptionError(f"players={players} but options num_players="
+                              f"{shown(options['num_players'])}: give one, or the same number")
     return Game(variant, options=options, seed=seed)

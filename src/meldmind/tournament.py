@@ -227,6 +227,10 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
         raise OptionError(f"processes must be a positive integer, not {shown(processes)}")
     check_budget(iterations, budget_ms)
     seed = seed_value(seed)
+    # numpy's integers as Python ints, which the result's JSON can write
+    deals = int(deals)
+    processes = None if processes is None else int(processes)
+    iterations = None if iterations is None else int(iterations)
     ray = _ray_backend(backend)
     jobs = [(variant, options, a, b, seed, list(range(i, min(i + _CHUNK, deals))), iterations,
              budget_ms) for i in range(0, deals, _CHUNK)]

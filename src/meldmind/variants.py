@@ -1,12 +1,13 @@
 """The variants meldmind knows and the options the hand analysis accepts for each."""
 from __future__ import annotations
 
+import numbers
 import secrets
 import sys
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .errors import OptionError, shown
+from .errors import OptionError, json_type, shown
 
 
 @dataclass(frozen=True)
@@ -21,9 +22,15 @@ def is_bool(value: Any) -> bool:
     return isinstance(value, bool)
 
 
+def is_integer(value: Any) -> bool:
+    """An integral number, numpy's too (numbers.Integral), that is not a bool: Python has
+    ``True == 1``, but true is no count, seed or id."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def int_range(lo: int, hi: int):
     def check(value: Any) -> bool:
-        return isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
+        return is_integer(value) and lo <= value <= hi
     check.__doc__ = f"an integer from {lo} to {hi}"
     return check
 
@@ -37,7 +44,7 @@ SEED_LOW, SEED_HIGH = -(1 << 63), (1 << 63) - 1    # the kernels take seeds as i
 
 
 def seed_value(seed: Any) -> int:
-    """``seed`` checked, or a fresh random seed for None.
+    """``seed`` checked and as a Python int, or a fresh random seed for None.
 
     >>> seed_value(7), 0 <= seed_value(None) <= SEED_HIGH
     (7, True)
@@ -48,9 +55,9 @@ def seed_value(seed: Any) -> int:
     """
     if seed is None:
         return secrets.randbits(62)
-    if not isinstance(seed, int) or isinstance(seed, bool) or not SEED_LOW <= seed <= SEED_HIGH:
+    if not is_integer(seed) or not SEED_LOW <= seed <= SEED_HIGH:
         raise OptionError(f"seed must be an integer from -2**63 to 2**63 - 1, not {shown(seed)}")
-    return seed
+    return int(seed)
 
 VARIANTS: dict[str, Variant] = {
     v.name: v
@@ -73,14 +80,14 @@ def variant_named(variant: Variant | str) -> Variant:
         return VARIANTS[variant]
     except (KeyError, TypeError):
         raise OptionError(
-            f"unknown variant {variant!r}; expected one of {', '.join(VARIANTS)}"
+            f"unknown variant {shown(variant)}; expected one of {', '.join(VARIANTS)}"
         ) from None
 
 
 def options_dict(options: Mapping[str, Any] | None) -> dict[str, Any]:
     """A copy of user options (None for none); anything but a mapping raises ``OptionError``."""
     if options is not None and not isinstance(options, Mapping):
-        raise OptionError(f"options must be a mapping, not {type(options).__name__}")
+        raise OptionError(f"options must be a mapping (a JSON object), not {json_type(options)}")
     return dict(options or {})
 
 
@@ -88,7 +95,8 @@ def checked_options(owner: str, spec: Mapping[str, tuple[type, Any, Any]],
                     options: Mapping[str, Any] | None) -> dict[str, Any]:
     """``options`` (a mapping or None) checked against ``spec`` (name -> (type, default,
     allowed check)) and completed with its defaults: a name that is not a string or not in
-    ``spec``, or a value its check refuses, raises ``OptionError`` naming ``owner``.
+    ``spec``, or a value its check refuses, raises ``OptionError`` naming ``owner``. Values
+    given are stored as the spec's type: numpy's integers as Python ints, which JSON can write.
 
     >>> checked_options("cardverse", {"ace_high": (bool, False, is_bool)}, {1: 2, "x": 3})
     Traceback (most recent call last):
@@ -98,17 +106,19 @@ def checked_options(owner: str, spec: Mapping[str, tuple[type, Any, Any]],
     options = options_dict(options)
     for name in options:
         if not isinstance(name, str):   # and names of mixed types cannot be sorted below
-            raise OptionError(f"option names are strings, not {name!r}")
+            raise OptionError(f"option names are strings, not {shown(name)}")
     unknown = sorted(set(options) - set(spec))
     if unknown:
         raise OptionError(
             f"unknown option {unknown[0]!r} for {owner}; known: {', '.join(spec) or 'none'}"
         )
     resolved = {}
-    for name, (_, default, check) in spec.items():
+    for name, (kind, default, check) in spec.items():
         value = options.get(name, default)
-        if name in options and not check(value):
-            raise OptionError(f"option {name!r} of {owner} must be {check.__doc__}, not {shown(value)}")
+        if name in options:
+            if not check(value):
+                raise OptionError(f"option {name!r} of {owner} must be {check.__doc__}, not {shown(value)}")
+            value = kind(value)
         resolved[name] = value
     return resolved
 

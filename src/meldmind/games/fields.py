@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..cards import parse_cards
-from ..errors import MeldmindError, check_version, shown
+from ..errors import MeldmindError, check_version, json_type, shown
 
 
 OBS_FORMAT = "meldmind.observation"
@@ -25,13 +25,13 @@ class FieldReader:
     def open(cls, d: Any) -> "FieldReader":
         """A reader of ``d`` after checking it is an observation of this variant and version."""
         if not isinstance(d, Mapping):
-            raise MeldmindError(f"a {cls.variant} observation must be a JSON object, not {type(d).__name__}")
+            raise MeldmindError(f"a {cls.variant} observation must be a JSON object, not {json_type(d)}")
         reader = cls(d)
         if reader.get("format") != OBS_FORMAT:
             raise MeldmindError(f"not a meldmind observation: expected \"format\": \"{OBS_FORMAT}\"")
         check_version(reader.get("version"), OBS_VERSION, "observation")
         if reader.get("variant") != cls.variant:
-            raise MeldmindError(f"not a {cls.variant} observation: variant {d.get('variant')!r}")
+            raise MeldmindError(f"not a {cls.variant} observation: variant {shown(d.get('variant'))}")
         return reader
 
     @classmethod

@@ -1,10 +1,11 @@
 """OpenSpiel adapter: any meldmind level as a ``pyspiel.Bot`` for OpenSpiel's ``gin_rummy``.
 
 meldmind does not depend on open_spiel: ``pyspiel`` is imported when ``MeldmindBot`` is first
-used. The bot rebuilds the position by replaying OpenSpiel's history into meldmind's gin
+used (without it, an ``ImportError`` says to ``pip install open_spiel``). The bot rebuilds the position by replaying OpenSpiel's history into meldmind's gin
 engine, whose ``observe`` keeps only what the bot's player may know; the level decides from
 that observation alone and answers with an OpenSpiel action id. meldmind's engine plays
-``gin_rummy`` with its default parameters; under others the bot raises ``OptionError``.
+``gin_rummy`` with its default parameters; on another game or parameters the bot raises
+``OptionError``.
 
 Ids: both engines number a card ``suit * 13 + rank``, with suits C D H S in meldmind and
 s c d h in OpenSpiel, and share the other action ids (52 draw upcard, 53 draw stock, 54 pass,
@@ -79,8 +80,11 @@ def deal_state(hand0: list[int], hand1: list[int], upcard: int, draws: list[int]
 
 
 def check_parameters(openspiel_game: Any) -> None:
-    """Raises ``OptionError`` unless an OpenSpiel ``gin_rummy`` game has the parameters
+    """Raises ``OptionError`` unless an OpenSpiel game is ``gin_rummy`` with the parameters
     meldmind's engine plays: under others, the bot would follow the wrong rules."""
+    game_name = openspiel_game.get_type().short_name
+    if game_name != "gin_rummy":
+        raise OptionError(f"meldmind plays only OpenSpiel's gin_rummy, not {game_name}")
     for name, value in sorted(openspiel_game.get_parameters().items()):
         if OPENSPIEL_PARAMETERS.get(name) != value:
             raise OptionError(f"meldmind plays gin_rummy with its default parameters only: "
@@ -110,7 +114,11 @@ def observation_for(openspiel_state: Any, player: int) -> np.ndarray:
 
 @functools.cache
 def _bot_class() -> type:
-    import pyspiel
+    try:
+        import pyspiel
+    except ImportError as error:
+        raise ImportError(f"MeldmindBot needs OpenSpiel, which is not installed: pip install "
+                          f"open_spiel ({error})", name="pyspiel") from None
 
     class MeldmindBot(pyspiel.Bot):
         """A meldmind level playing OpenSpiel's ``gin_rummy`` as ``player_id``."""

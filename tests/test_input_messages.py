@@ -1,0 +1,288 @@
+"""Input that names two things at once, numbers of other integer types, and the messages that
+JSON clients and command-line users read: each is refused or accepted on purpose, and an error
+says what was given in the client's own terms (JSON spellings, the subcommand's usage)."""
+import doctest
+import io
+import json
+import random
+import re
+import sys
+
+import numpy as np
+import pytest
+
+import meldmind
+from meldmind import CardError, Game, MeldmindError, OptionError, errors, new_game
+from meldmind.cli import main
+
+
+def _observation(variant="gin", seed=9):
+    game = new_game(variant, seed=seed)
+    return game.observation(game.to_move)
+
+
+def _unchanged(game):
+    return game.to_json(), game.observation(0), game.observation(1), len(game.history)
+
+
+# -- 1. a move dict whose id and text disagree ---------------------------------------------------
+
+def _at_discard(seed=7):
+    game = new_game("gin", seed=seed)
+    game.play("draw upcard")
+    return game
+
+
+@pytest.mark.parametrize("make, by_id, by_text", [
+    (lambda: new_game("gin", seed=7), "draw upcard", "pass"),
+    (_at_discard, 0, 1),         # two discards of the hand: the first by id, the second by text
+])
+def test_a_move_dict_whose_id_and_text_disagree_names_both_and_changes_nothing(make, by_id,
+                                                                               by_text):
+    game = make()
+    legal = game.legal_moves()
+    pick = {m.text: m for m in legal}.get if isinstance(by_id, str) else legal.__getitem__
+    move, other = pick(by_id), pick(by_text)
+    before = _unchanged(game)
+    with pytest.raises(MeldmindError) as caught:
+        game.play({"id": move.id, "text": other.text})
+    message = str(caught.value)
+    assert f"id {move.id}" in message and f'"{move.text}"' in message
+    assert f'"{other.text}"' in message
+    assert _unchanged(game) == before
+
+
+def test_a_move_dict_whose_text_names_a_move_of_another_phase_disagrees_with_its_id():
+    game = new_game("gin", seed=7)
+    with pytest.raises(MeldmindError, match='id 52 is "draw upcard" but its text is "knock"'):
+        game.play({"id": 52, "text": "knock"})
+
+
+def test_a_move_dict_whose_id_and_text_agree_is_played():
+    game = new_game("gin", seed=7)
+    assert game.play({"id": 52, "text": "Draw  UPCARD"}).text == "draw upcard"
+    discard = game.legal_moves()[-1]
+    assert game.play({"id": discard.id, "text": discard.text.lower()}) == discard
+
+
+@pytest.mark.parametrize("variant", ["gin", "cardverse"])
+def test_every_legal_move_as_a_dict_of_its_id_and_text_is_played(variant):
+    """Whole games of moves given as {"id", "text"}, as Game.observation lists them: every
+    move's id and text agree, in every phase (melds, lay-offs and their places too)."""
+    for seed in range(4):
+        game, twin = new_game(variant, seed=seed), new_game(variant, seed=seed)
+        rng = random.Random(seed)
+        while not game.is_over:
+            move = rng.choice(game.legal_moves())
+            assert game.play({"id": move.id, "text": move.text}) == twin.play(move.id) == move
+
+
+# -- 2. players and options["num_players"] -------------------------------------------------------
+
+@pytest.mark.parametrize("players, num_players", [(3, 2), (2, 4)])
+def test_players_and_num_players_that_differ_are_an_option_error(players, num_players):
+    with pytest.raises(OptionError, match=f"players={players} but options "
+                                          f"num_players={num_players}"):
+        new_game("cardverse", seed=1, players=players, options={"num_players": num_players})
+
+
+def test_players_and_num_players_alone_or_agreeing_set_the_seats():
+    assert new_game("cardverse", seed=1, players=3, options={"num_players": 3}).players == 3
+    assert new_game("cardverse", seed=1, options={"num_players": 4}).players == 4
+    assert new_game("cardverse", seed=1, players=4).players == 4
+    assert new_game("cardverse", seed=1).players == 2
+    assert new_game("gin", seed=1, players=2).players == 2
+    with pytest.raises(OptionError, match="gin is a two-player game"):
+        new_game("gin", seed=1, players=3)
+
+
+# -- 3. numpy integers ---------------------------------------------------------------------------
+
+def test_numpy_integers_are_accepted_and_stored_as_python_ints():
+    game = new_game("cardverse", seed=np.int64(3), players=np.int64(3),
+                    options={"target_score": np.int32(50)})
+    assert type(game.seed) is int and type(game.options["target_score"]) is int
+    assert type(game.options["num_players"]) is int
+    assert json.loads(game.to_json())["seed"] == 3
+    assert game.observation(np.int64(1))["seat"] == 1
+    assert meldmind.analyze_hand("rami", "AS", options={"num_players": np.uint8(3)}) \
+        == meldmind.analyze_hand("rami", "AS", options={"num_players": 3})
+    hint = meldmind.suggest(_observation(), level="expert", iterations=np.int64(8),
+                            seed=np.int64(1))
+    assert hint.iterations == 8 and json.loads(json.dumps(hint.to_json()))["iterations"] == 8
+    timed = meldmind.suggest(_observation(), level="expert", budget_ms=np.int64(5),
+                             iterations=np.int64(20), seed=1)
+    assert timed.iterations <= 20
+    result = meldmind.arena("gin", "easy", "beginner", deals=np.int64(2), processes=np.int64(1),
+                            seed=np.int64(1), iterations=np.int64(4), progress=False)
+    assert result.games == 4 and type(result.seed) is int
+    assert json.loads(json.dumps(result.to_json()))["deals"] == 2
+
+
+BOOLEANS_AS_INTEGERS = {
+    "seed": lambda: new_game("gin", seed=True),
+    "players": lambda: new_game("cardverse", seed=1, players=True),
+    "an option": lambda: new_game("cardverse", seed=1, options={"target_score": np.True_}),
+    "seat": lambda: new_game("gin", seed=1).observation(True),
+    "iterations": lambda: meldmind.suggest(_observation(), level="expert", iterations=True),
+    "deals": lambda: meldmind.arena("gin", "easy", "easy", deals=True, progress=False),
+    "processes": lambda: meldmind.arena("gin", "easy", "easy", deals=1, processes=True,
+                                        progress=False),
+}
+
+
+@pytest.mark.parametrize("entry", BOOLEANS_AS_INTEGERS)
+def test_booleans_are_still_no_integers(entry):
+    with pytest.raises(MeldmindError, match="not (true|np.True_)"):
+        BOOLEANS_AS_INTEGERS[entry]()
+
+
+# -- 4. format_card ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("card", ["AS", True, 2.0, None, [1]])
+def test_a_card_id_that_is_not_an_integer_is_a_card_error(card):
+    message = f"a card id is an integer, not {errors.shown(card)}"
+    with pytest.raises(CardError, match=re.escape(message)):
+        meldmind.format_card("gin", card)
+
+
+def test_format_card_takes_integer_ids_within_the_deck():
+    assert meldmind.format_card("gin", np.int64(3)) == "4C"
+    assert meldmind.format_card("rami", 52) == "JK1"
+    with pytest.raises(CardError, match="card id 52 does not exist in gin"):
+        meldmind.format_card("gin", 52)
+
+
+# -- 5. values and types in JSON terms -----------------------------------------------------------
+
+@pytest.mark.parametrize("value, text", [
+    (None, "null"), (True, "true"), ([1, "8D"], '[1, "8D"]'), ({"0": ["8D"]}, '{"0": ["8D"]}'),
+    ("gin", '"gin"'), (2.5, "2.5"),
+    # not JSON data: Python's spelling
+    ((1, 2), "(1, 2)"), ({1: 2}, "{1: 2}"), (float("nan"), "nan"), (np.int64(3), repr(np.int64(3))),
+])
+def test_shown_writes_json_data_as_json(value, text):
+    assert errors.shown(value) == text
+
+
+@pytest.mark.parametrize("value, name", [
+    (None, "null"), ([], "array"), ((), "array"), ({}, "object"), ("x", "string"), (1, "number"),
+    (1.5, "number"), (np.int64(1), "number"), (False, "boolean"), (b"x", "bytes"),
+])
+def test_json_type_names_json_types(value, name):
+    assert errors.json_type(value) == name
+
+
+def test_errors_doctests():
+    result = doctest.testmod(errors, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: meldmind.suggest({**_observation(), "seat": True}, level="easy"), "not true"),
+    (lambda: meldmind.suggest({**_observation(), "hand": {"0": ["8D"]}}, level="easy"),
+     'not {"0": ["8D"]}'),
+    (lambda: meldmind.suggest({**_observation(), "hand": [None]}, level="easy"),
+     "a card must be a string, not null"),
+    (lambda: Game.from_json({"format": "meldmind.game", "version": 1, "variant": "gin",
+                             "options": {}, "seed": 1, "moves": [None]}),
+     "must be an action id, not null"),
+    (lambda: Game.from_json(json.dumps({"format": "meldmind.game", "version": True})),
+     "unsupported game version true"),
+    (lambda: new_game("gin", seed=1).play({"text": None}), "'text' is a string, not null"),
+    (lambda: new_game("gin", seed=1).play({"move": "pass"}), 'needs an \'id\' or a \'text\': '
+                                                              '{"move": "pass"}'),
+    (lambda: new_game("gin", options=[1]), "must be a mapping (a JSON object), not array"),
+    (lambda: new_game([None]), 'no game engine for [null]'),
+])
+def test_messages_show_json_values_as_json(call, message):
+    with pytest.raises(MeldmindError, match=re.escape(message)):
+        call()
+
+
+def _run_hint(monkeypatch, capsys, data, *flags):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    code = main(["hint", "--level", "easy", "--seed", "1", *flags])
+    return code, capsys.readouterr()
+
+
+def test_hint_lines_answers_errors_in_json_terms(monkeypatch, capsys):
+    lines = [{**_observation(), "seat": True}, {**_observation(), "hand": {"0": ["8D"]}}]
+    data = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+    code, out = _run_hint(monkeypatch, capsys, data, "--lines")
+    assert code == 0
+    seat, hand = (json.loads(line)["error"] for line in out.out.splitlines())
+    assert seat.endswith("not true") and hand.endswith('not {"0": ["8D"]}')
+    code, out = _run_hint(monkeypatch, capsys, b"{}\n[]\nnull\n", "--lines")
+    assert [json.loads(line)["error"] for line in out.out.splitlines()] == [
+        "the observation names no known variant: null",
+        "an observation is a JSON object, not array",
+        "an observation is a JSON object, not null"]
+
+
+# -- 6. hint without an observation, or not in UTF-8 ---------------------------------------------
+
+@pytest.mark.parametrize("data", [b"", b" \n"])
+def test_hint_on_empty_input_says_no_observation_was_given(monkeypatch, capsys, data):
+    code, out = _run_hint(monkeypatch, capsys, data)
+    assert code == 2 and "no observation JSON given" in out.err
+    with pytest.raises(MeldmindError, match="no observation JSON given"):
+        meldmind.suggest("", level="easy")
+
+
+def test_hint_on_utf16_input_says_it_is_not_utf8(monkeypatch, capsys):
+    utf16 = json.dumps(_observation()).encode("utf-16")     # opens with the BOM \xff\xfe
+    assert utf16.startswith(b"\xff\xfe")
+    code, out = _run_hint(monkeypatch, capsys, utf16)
+    assert code == 2 and "not UTF-8 JSON" in out.err and "codec" not in out.err
+    code, out = _run_hint(monkeypatch, capsys, utf16 + b"\n", "--lines")
+    error = json.loads(out.out.splitlines()[0])["error"]
+    assert code == 0 and "not UTF-8 JSON" in error and "codec" not in error
+
+
+def test_json_bytes_with_a_utf8_bom_are_still_read():
+    data = "\ufeff".encode() + json.dumps(_observation()).encode()
+    assert meldmind.suggest(data, level="easy", seed=1).move
+
+
+# -- 7. the OpenSpiel bot ------------------------------------------------------------------------
+
+def test_openspiel_bot_on_another_game_names_it():
+    pyspiel = pytest.importorskip("pyspiel")
+    from meldmind.integrations.openspiel import MeldmindBot
+    state = pyspiel.load_game("kuhn_poker").new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    with pytest.raises(OptionError, match="plays only OpenSpiel's gin_rummy, not kuhn_poker"):
+        MeldmindBot(state.current_player(), level="easy").step(state)
+
+
+def test_openspiel_bot_without_open_spiel_says_how_to_install_it(monkeypatch):
+    from meldmind.integrations import openspiel
+    monkeypatch.setitem(sys.modules, "pyspiel", None)     # import pyspiel fails
+    openspiel._bot_class.cache_clear()
+    try:
+        with pytest.raises(ImportError, match="pip install open_spiel"):
+            from meldmind.integrations.openspiel import MeldmindBot  # noqa: F401
+    finally:
+        openspiel._bot_class.cache_clear()    # later tests build the bot class with pyspiel
+
+
+# -- 8. the analyze command ----------------------------------------------------------------------
+
+def test_analyze_prints_canonical_cards_and_a_readable_empty_deadwood(capsys):
+    assert main(["analyze", "gin", "as", "2s", "3s"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == ["gin", "AS", "2S", "3S"]
+    assert "deadwood: none" in out and "deadwood -" not in out
+    assert main(["analyze", "kirolo", "fi5 fi6 fi7"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == ["kirolo", "FI05a", "FI06a", "FI07a"]
+
+
+def test_an_analyze_error_shows_the_analyze_usage(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["analyze", "gin", "--samples", "AS"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2
+    assert err.startswith("usage: meldmind analyze") and "unrecognized arguments: AS" in err
