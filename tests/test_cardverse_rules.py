@@ -968,14 +968,20 @@ def test_the_kernel_runs_as_python_with_numba_disabled():
     assert out == ["True", "True"]
 
 
-def test_an_observation_that_leaves_the_seat_to_move_no_move_is_refused():
+def test_an_observation_that_leaves_the_seat_to_move_no_move_is_refused(monkeypatch):
     """Every field in range, yet contradictory: the play phase with an empty hand (the stock
-    takes the missing cards so that the count still adds up)."""
+    takes the missing cards so that the count still adds up). The cards dealt and laid no
+    longer add up, which is what the error names; without that check, the last one (the seat
+    to move must have a legal move, which the kernels rely on) refuses it."""
     game = new_game("cardverse", seed=3)
     game.play("draw stock")
     d = game.observation(0)
     d.pop("legal_moves")
     d["stock_size"] += len(d["hand"])
     d["hand"], d["hand_sizes"][0], d["taken_from_discard"][0] = [], 0, []
+    with pytest.raises(MeldmindError, match="'hand_sizes' and 'table' hold 7 cards, but in "
+                                            "phase 'play' they hold .* 15"):
+        suggest(d, level="easy")
+    monkeypatch.setattr(CV, "_check_turns", lambda *args: None)
     with pytest.raises(MeldmindError, match="no legal move .*'play' with 0 cards"):
         suggest(d, level="easy")

@@ -252,11 +252,146 @@ def _table_mask_of(key: str, cards: list[int], kind: int) -> int:
     return _meld_mask_of(key, cards, kind)
 
 
+# cards dealt to each seat, by number of players (RULES.md §4.3)
+DEAL_SIZE = {2: 7, 3: 10, 4: 10}
+
+
+def _check_count(key: str, have: int, expected: int, repeats: bool, why: str) -> None:
+    """``have`` cards in ``key`` where ``expected`` events put one each. Fewer are possible only
+    when ``repeats``: a seat took back a card it had discarded, so one card may have been
+    discarded, passed over or taken twice, and a history list names it once."""
+    if have > expected or (have < expected and not repeats):
+        bound = "at most " if repeats else ""
+        raise _Reader.fail(f"{key} has {have} cards and should have {bound}{expected}: {why}")
+
+
+def _check_turns(o: list[int], n: int, pile: list[int]) -> None:
+    """A hand in progress after ``turn`` completed turns (RULES.md §4.3-4.4, 4.8): turns go
+    round from the hand's first seat, each one draw then one discard, and a seat meets on the
+    pile the card the seat before it has just discarded (the first seat of the hand: the
+    upcard)."""
+    K = KERNEL
+    turn, mover, hand_no = o[K.O_TURN], o[K.O_CURRENT], o[K.O_HAND_NO]
+    play = int(o[K.O_PHASE] == K.PHASE_PLAY)
+    first = (hand_no - 1) % n
+    if mover != (first + turn) % n:
+        raise _Reader.fail(f"'to_move' is seat {mover}, but seat {first} starts hand {hand_no} "
+                           f"('hand_number') and after {turn} turns ('turn') seat "
+                           f"{(first + turn) % n} is to move")
+    deal, sizes = DEAL_SIZE[n], o[K.O_HAND_N:K.O_HAND_N + n]
+    table = sum(o[K.O_TABLE_MASK + t].bit_count() for t in range(o[K.O_TABLE_N]))
+    drawn = " and the card the seat to move drew" if play else ""
+    if sum(sizes) + table != n * deal + play:
+        raise _Reader.fail(f"'hand_sizes' and 'table' hold {sum(sizes) + table} cards, but in "
+                           f"phase {PHASES[play]!r} they hold the {n} x {deal} cards dealt"
+                           f"{drawn}: {n * deal + play}")
+    for p, size in enumerate(sizes):
+        most = deal + (play and p == mover)
+        if not 1 <= size <= most:
+            extra = drawn if most > deal else ""
+            raise _Reader.fail(f"'hand_sizes[{p}]' is {size}: while the hand is on, seat {p} "
+                               f"holds 1 to {most} cards (the {deal} dealt{extra}, less those "
+                               "laid)")
+    discarded, declined, took = (o[offset:offset + n] for offset in _HISTORY_FIELDS.values())
+    again = [bool(took[p] & discarded[p]) for p in range(n)]
+    # the pile's bottom card is the upcard unless a seat discarded it (after taking the upcard)
+    thrown = 0
+    for mask in discarded:
+        thrown |= mask
+    upcard = pile[0] if pile and not thrown >> pile[0] & 1 else -1
+    for p in range(n):
+        turns = (turn - (p - first) % n + n - 1) // n
+        prev = (p - 1) % n
+        _check_count(f"'hand_history.discarded[{p}]'", discarded[p].bit_count(), turns, again[p],
+                     f"seat {p} has completed {turns} turns ('turn' {turn}), each ending with a "
+                     "discard")
+        draws = turns + (play and p == mover)
+        _check_count(f"'hand_history.declined[{p}]' with 'hand_history.taken[{p}]'",
+                     declined[p].bit_count() + took[p].bit_count(), draws,
+                     again[p] or again[prev], f"seat {p} has drawn {draws} times, each passing "
+                     "over the top of the discard pile (stock) or taking it")
+        met = (declined[p] | took[p]) & ~discarded[prev]
+        if p == first:      # besides, the upcard: the known one, else any one card
+            met &= ~(1 << upcard if upcard >= 0 else met & -met)
+        if met:
+            raise _Reader.fail(
+                f"'hand_history.declined[{p}]' or 'hand_history.taken[{p}]' names "
+                f"{_card(met.bit_length() - 1)}, missing from 'hand_history.discarded[{prev}]': "
+                f"seat {p} draws when seat {prev} has just discarded"
+                + (" (or, on the first turn, from the upcard)" if p == first else ""))
+    if upcard >= 0 and (turn or play) and not declined[first] >> upcard & 1:
+        raise _Reader.fail(f"'hand_history.declined[{first}]' lacks the upcard "
+                           f"{_card(upcard)} (the bottom of 'discard_pile'): seat {first} drew "
+                           "first in this hand and left it there")
+    takes = sum(mask.bit_count() for mask in took)
+    _check_count("'discard_pile'", len(pile), 1 + turn - takes, any(again),
+                 f"the upcard and {turn} discards ('turn'), less {takes} taken "
+                 "('hand_history.taken')")
+    if o[K.O_TAKEN] < 0:
+        # no card taken this turn: the pile is as the turn found it, topped by the last discard
+        # (or the upcard), and a stock draw passed over that top
+        before = (mover - 1) % n
+        if not pile or (turn and not discarded[before] >> pile[-1] & 1):
+            raise _Reader.fail(f"the top of 'discard_pile' must be a card of "
+                               f"'hand_history.discarded[{before}]': seat {before} ended the "
+                               "last turn with a discard and no card was taken this turn")
+        if play and not declined[mover] >> pile[-1] & 1:
+            raise _Reader.fail(f"'taken_this_turn' is null, so seat {mover} drew from the stock "
+                               f"and passed over {_card(pile[-1])}, the top of 'discard_pile': "
+                               f"it must be in 'hand_history.declined[{mover}]'")
+
+
+def _check_scores(o: list[int], n: int) -> None:
+    """Scores and the last hand's result (RULES.md §4.6-4.7): only a hand's winner scores, the
+    other hands' values; the game ends at the first hand that takes a score to the target."""
+    K = KERNEL
+    target, winner = o[K.O_PARAMS + K.P_TARGET_SCORE], o[K.O_GAME_WINNER]
+    scores, over = o[K.O_SCORES:K.O_SCORES + n], winner >= 0
+    for p, score in enumerate(scores):
+        if (score >= target) != (p == winner):
+            why = (f"seat {p} won the game ('game_winner')" if p == winner else
+                   "only the game winner reaches it" if over else
+                   "the game is not over ('game_winner' is null): it ends when a score reaches it")
+            side = "below" if p == winner else "at or above"
+            raise _Reader.fail(f"'scores[{p}]' is {score}, {side} 'options.target_score' "
+                               f"({target}), but {why}")
+    last = o[K.O_LAST_WINNER]
+    first_hand = o[K.O_HAND_NO] == 1 and not over
+    if (last < 0) != first_hand:
+        raise _Reader.fail("'last_hand' must be null exactly during the first hand "
+                           "('hand_number' 1) of a game not over")
+    if first_hand:
+        if any(scores):
+            raise _Reader.fail("'scores' must all be 0 during the first hand ('hand_number' 1): "
+                               "points come only at a hand's end")
+        return
+    if over and last != winner:
+        raise _Reader.fail("'last_hand.winner' must be 'game_winner': the game ends with the "
+                           "hand its winner won")
+    values = o[K.O_LAST_VALUES:K.O_LAST_VALUES + n]
+    others = [v for p, v in enumerate(values) if p != last]
+    # going out leaves the winner no card; a blocked hand goes to the lowest value (the lowest
+    # seat on ties); every other hand, and a blocked hand's winner, holds cards
+    out = o[K.O_LAST_END] == K.END_OUT
+    best = 0 if out else min(values)
+    if values[last] != best or values.index(best) != last or min(others if out else values) < 1:
+        raise _Reader.fail(f"'last_hand.hand_values' {values} do not fit a hand won by seat "
+                           f"{last} ('last_hand.winner') that ended "
+                           f"{HAND_ENDS[o[K.O_LAST_END]]!r}: going out leaves the winner 0 "
+                           "points, a blocked hand goes to the lowest value (the lowest seat on "
+                           "ties), and every other hand holds cards")
+    if scores[last] < sum(others):
+        raise _Reader.fail(f"'scores[{last}]' is {scores[last]}, less than the {sum(others)} "
+                           f"points seat {last} won in 'last_hand'")
+
+
 def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     """The observation array of an observation JSON (the inverse of ``observation_dict``).
 
-    Checks every field's type and range and that the cards are consistent (no card twice, the
-    counts add up to 52); a bad JSON raises ``MeldmindError`` naming the field.
+    Checks every field's type and range, that the cards are consistent (no card twice, the
+    counts add up to 52) and that the fields tell a possible game: the turn order, the hand
+    sizes, the hand's history, the scores and the last hand's result (``_check_turns``,
+    ``_check_scores``); a bad JSON raises ``MeldmindError`` naming the field.
     """
     K = KERNEL
     r = _Reader.open(d)
@@ -287,7 +422,8 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
                             "is over")
     obs[K.O_CURRENT] = to_move
     obs[K.O_HAND_NO] = r.integer("hand_number", 1, 10**9)
-    obs[K.O_TURN] = r.integer("turn", 0, options["max_turns"])
+    # the hand ends when its max_turns-th turn is complete; a finished game keeps that count
+    obs[K.O_TURN] = r.integer("turn", 0, options["max_turns"] - (not over))
     hand = r.cards("hand", r.get("hand"))
     obs[K.O_HAND] = hand_mask = sum(1 << c for c in hand)
     sizes = r.int_list("hand_sizes", r.get("hand_sizes"), n, 0, 52)
@@ -298,6 +434,7 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     obs[K.O_SCORES:K.O_SCORES + n] = r.int_list("scores", r.get("scores"), n, 0, 10**12)
     obs[K.O_STOCK_N] = stock = r.integer("stock_size", 0, 52)
     pile = r.cards("discard_pile", r.get("discard_pile"))
+    pile_mask = sum(1 << c for c in pile)
     obs[K.O_DISCARD_N] = len(pile)
     obs[K.O_DISCARD:K.O_DISCARD + 52] = -1
     obs[K.O_DISCARD:K.O_DISCARD + len(pile)] = pile
@@ -348,8 +485,17 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     if any(not (discarded_all >> c) & 1 for c in pile[1:]):
         raise _Reader.fail("every discard pile card above the bottom one must be in "
                             "'hand_history.discarded'")
-    if hand_mask & int(obs[K.O_DISCARDED + seat]) & ~int(obs[K.O_PICKED + seat]):
-        raise _Reader.fail("the hand holds a card the seat discarded and never took back")
+    # a card on the discard pile this hand stays in sight: on the pile, on the table, or held
+    # by a seat that took it
+    history = 0
+    for offset in _HISTORY_FIELDS.values():
+        for p in range(n):
+            history |= int(obs[offset + p])
+    lost = history & ~(pile_mask | table_cards | known_all)
+    if lost:
+        raise _Reader.fail(f"'hand_history' names {_card(lost.bit_length() - 1)}, which is "
+                           "neither on 'discard_pile' or 'table' nor in 'taken_from_discard': "
+                           "a card discarded, passed over or taken this hand stays in sight")
     taken_now = r.get("taken_this_turn")
     if taken_now is None:
         obs[K.O_TAKEN] = -1
@@ -377,7 +523,6 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
         obs[K.O_LAST_VALUES:K.O_LAST_VALUES + n] = _Reader.int_list(
             "last_hand.hand_values", last.get("hand_values"), n, 0, 52 * 11)
     # the cards: pairwise disjoint, and the counts add up to the deck
-    pile_mask = sum(1 << c for c in pile)
     parts = (hand_mask, pile_mask, table_cards, known_all & ~hand_mask)
     union = 0
     for part in parts:
@@ -388,6 +533,11 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     if sum(sizes) + stock + len(pile) + bin(table_cards).count("1") != 52:
         raise MeldmindError("cardverse observation: hand sizes, stock, discard pile and table "
                             "must add up to 52 cards")
+    # each field can be in range while together they tell no game (RULES.md §4.3-4.8)
+    o = [int(v) for v in obs]
+    _check_scores(o, n)
+    if not over:
+        _check_turns(o, n, pile)
     # the kernels trust a position to act from; fields can contradict each other without any
     # single one being out of range (the play phase with an empty hand)
     if not over and to_move == seat and not K.legal_actions(K.determinize(obs, 0),
