@@ -19,8 +19,8 @@ True
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -374,11 +374,14 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     entries = [_history_code(f"history[{i}]", item, seat) for i, item in enumerate(history)]
     obs[K.O_HISTORY_COUNT] = len(entries)
     obs[K.O_HISTORY:K.O_HISTORY + len(entries)] = [2 * code + who for who, code in entries]
-    faced, dead = np.empty(K.MAX_HISTORY, np.int64), np.empty(K.MAX_HISTORY, np.int64)
-    left, dead_count, draws = K.replay_history(obs, faced, dead)
-    if (left, dead[:dead_count].tolist(), draws) != (upcard, pile, K.INITIAL_STOCK - stock):
-        raise _Reader.fail("'history' does not lead to the given upcard, discard pile and stock size")
-    _check_against_history(obs, faced)
+    try:
+        _check_history(obs)
+    except MeldmindError:
+        # a contradiction is mostly the work of a move that cannot be played: then name that
+        illegal = _first_illegal_move(obs)
+        if illegal:
+            raise _Reader.fail(_unplayable(obs, *illegal)) from None
+        raise
     return obs
 
 
@@ -386,11 +389,32 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
 # The fields of an observation must be the ones its history produces: the search trusts them, and
 # contradictory ones (a Layoff phase without a knocker, a history of 192 passes) would send the
 # kernels out of their arrays. So the history is replayed on the kernel from a deal that leads to
-# the observation, and the result must be the observation itself.
+# the observation, and the result must be the observation itself. When it is not, the refusal
+# names the first move that cannot be played, if the observing seat can tell one
+# (``_first_illegal_move``); else the contradiction.
 
-_UNKNOWN = -1      # a stock draw whose card the observing seat did not see
+_UNKNOWN = -1      # a card drawn that the observing seat did not see
 _REASONS_OF_HIDDEN_CARDS = {KERNEL.R_KNOCK_DEADWOOD, KERNEL.R_KNOCK_DISCARD, KERNEL.R_MELD_DEADWOOD,
                             KERNEL.R_KNOCKER_PASS}
+
+
+def _faces(obs: np.ndarray) -> tuple[np.ndarray, tuple[int, list[int], int]]:
+    """The upcard each history move faced, and where the face-up cards end: (the upcard, the
+    dead pile, the stock draws)."""
+    K = KERNEL
+    faced, dead = np.empty(K.MAX_HISTORY, np.int64), np.empty(K.MAX_HISTORY, np.int64)
+    left, count, draws = K.replay_history(obs, faced, dead)
+    return faced, (left, dead[:count].tolist(), draws)
+
+
+def _check_history(obs: np.ndarray) -> None:
+    """Refuses ``obs`` unless its history leads to it, naming the first contradiction."""
+    K = KERNEL
+    faced, ends = _faces(obs)
+    if ends != (obs[K.O_UPCARD], obs[K.O_DISCARDS:K.O_DISCARDS + obs[K.O_DISCARD_COUNT]].tolist(),
+                K.INITIAL_STOCK - obs[K.O_STOCK_SIZE]):
+        raise _Reader.fail("'history' does not lead to the given upcard, discard pile and stock size")
+    _check_against_history(obs, faced)
 
 
 def _history_moves(obs: np.ndarray, faced: np.ndarray) -> list[tuple[int, int, list[int], int | None]]:
@@ -415,6 +439,8 @@ def _history_moves(obs: np.ndarray, faced: np.ndarray) -> list[tuple[int, int, l
             # a Wall knock takes the upcard too; the 50th upcard take ends the game untaken
             limit = i == count - 1 and obs[K.O_END] == ENDS.index("upcard_limit")
             joining = int(faced[i]) if faced[i] >= 0 and not limit else None
+            if code == K.DRAW_UPCARD and faced[i] < 0 and not limit:
+                joining = _UNKNOWN      # a take of nothing (an illegal history): some card
         elif code < K.NUM_CARDS:
             leaving = [code]
         elif code >= K.MELD_BASE:
@@ -423,12 +449,23 @@ def _history_moves(obs: np.ndarray, faced: np.ndarray) -> list[tuple[int, int, l
     return moves
 
 
-def _deal_behind(obs: np.ndarray, moves: list[tuple[int, int, list[int], int | None]]
-                 ) -> tuple[list[list[int]], list[int], list[int]]:
-    """A deal (both hands, the stock top first) from which ``moves`` lead to ``obs``, and the
-    cards it had to guess (the opponent's hidden ones). Each hand is walked back from its end:
-    cards that left it return, cards that joined it leave; a hidden stock draw is a hidden card
-    or a card the history shows nowhere earlier."""
+class _Walk(NamedTuple):
+    """Both hands walked back from the observation through its history (``_walk_back``)."""
+    hands: list[set[int]]               # at the deal: the cards the walk can name
+    hidden: list[int]                   # and how many more it cannot (the opponent's hidden ones)
+    drawn: dict[int, int | None]        # per stock draw, its card (None: a hidden one)
+    taken: dict[int, int | None]        # per take of a face-up card, that card (None: not found)
+    seen: set[int]                      # the cards the history shows
+    around: list[tuple[frozenset[int], frozenset[int], int]]  # per move, its mover's named cards
+    #                                     before it and after it, and how many unnamed before it
+
+
+def _walk_back(obs: np.ndarray, moves: list[tuple[int, int, list[int], int | None]],
+               refuse: Callable[[str], None]) -> _Walk:
+    """Walks each hand back from its end: cards that left it return, cards that joined it leave;
+    a hidden stock draw is a hidden card or a card the history shows nowhere earlier. A step the
+    cards do not allow goes to ``refuse`` (a message); if that returns, the walk goes on without
+    the step, and a face-up card that its taker does not hold afterwards counts as unseen."""
     K = KERNEL
     seat, opp = int(obs[K.O_SEAT]), 1 - int(obs[K.O_SEAT])
     first_seen = {int(obs[K.O_FIRST_UPCARD]): -1}
@@ -441,77 +478,303 @@ def _deal_behind(obs: np.ndarray, moves: list[tuple[int, int, list[int], int | N
     hidden = [0, 0]
     hidden[opp] = int(obs[K.O_HAND_SIZES + opp]) - len(hands[opp])
     drawn: dict[int, int | None] = {}
+    taken: dict[int, int | None] = {}
+    around = []
     for i in reversed(range(len(moves))):
         who, action, leaving, joining = moves[i]
         hand = hands[who]
+        after = frozenset(hand)
         for c in leaving:
             if c in hand:
-                raise _Reader.fail(f"'history' does not fit the cards: seat {who} would hold {_card(c)} "
-                                   f"twice before history[{i}]")
+                refuse(f"seat {who} would hold {_card(c)} twice before history[{i}]")
             hand.add(c)
+        if joining is not None and joining >= 0 and joining not in hand:
+            refuse(f"seat {who} takes {_card(joining)} in history[{i}] but does not hold it afterwards")
+            joining = _UNKNOWN
+        card = joining
         if joining == _UNKNOWN:
-            if hidden[who]:
+            card = None
+            if hidden[who] and action == K.DRAW_STOCK:
                 hidden[who] -= 1
-                drawn[i] = None
-                continue
-            fresh = sorted(c for c in hand if first_seen.get(c, len(moves)) > i)
-            if not fresh:
-                raise _Reader.fail(f"'history' does not fit the cards: no card seat {who} holds later "
-                                   f"can be its stock draw history[{i}]")
-            hand.remove(fresh[0])
-            drawn[i] = fresh[0]
+            else:
+                fresh = sorted(c for c in hand if first_seen.get(c, len(moves)) > i)
+                if fresh:
+                    card = fresh[0]
+                    hand.remove(card)
+                else:
+                    drew = "stock draw" if action == K.DRAW_STOCK else "take"
+                    refuse(f"no card seat {who} holds later can be its {drew} history[{i}]")
         elif joining is not None:
-            if joining not in hand:
-                raise _Reader.fail(f"'history' does not fit the cards: seat {who} takes {_card(joining)} "
-                                   f"in history[{i}] but does not hold it afterwards")
             hand.remove(joining)
-            if action == K.DRAW_STOCK:
-                drawn[i] = joining
+        if action == K.DRAW_STOCK:
+            drawn[i] = card
+        elif joining is not None:
+            taken[i] = card
+        around.append((frozenset(hand), after, hidden[who]))
+    return _Walk(hands, hidden, drawn, taken, set(first_seen), around[::-1])
+
+
+def _unfit(message: str) -> None:
+    raise _Reader.fail(f"'history' does not fit the cards: {message}")
+
+
+def _deal_behind(obs: np.ndarray, moves: list[tuple[int, int, list[int], int | None]]
+                 ) -> tuple[list[list[int]], list[int], list[int]]:
+    """A deal (both hands, the stock top first) from which ``moves`` lead to ``obs``, and the
+    cards it had to guess (the opponent's hidden ones)."""
+    K = KERNEL
+    opp = 1 - int(obs[K.O_SEAT])
+    walk = _walk_back(obs, moves, _unfit)
+    hands, hidden = walk.hands, walk.hidden
     if any(len(hands[p]) + hidden[p] != K.HAND_SIZE for p in range(2)):
-        raise _Reader.fail("'history' does not fit the cards: it leads back to a deal that is not "
-                           f"{K.HAND_SIZE} cards each")
-    placed = set(first_seen) | hands[0] | hands[1] | {c for c in drawn.values() if c is not None} \
+        _unfit(f"it leads back to a deal that is not {K.HAND_SIZE} cards each")
+    placed = walk.seen | hands[0] | hands[1] | {c for c in walk.drawn.values() if c is not None} \
         | set(_card_ids(int(obs[K.O_HAND]))) | set(_card_ids(int(obs[K.O_KNOWN + opp])))
     free = [c for c in range(K.NUM_CARDS) if c not in placed]
     guessed = free[:hidden[opp]]
     hands[opp] |= set(guessed)
     rest = free[hidden[opp]:]
     stock = []
-    for i in sorted(drawn):
-        card = drawn[i]
+    for i in sorted(walk.drawn):
+        card = walk.drawn[i]
         if card is None:
             card = rest.pop(0) if rest else -1
             guessed.append(card)
         stock.append(card)
     stock += rest
     if len(stock) != K.INITIAL_STOCK or -1 in stock:
-        raise _Reader.fail("'history' does not fit the cards: the deal behind it has no stock of "
-                           f"{K.INITIAL_STOCK} cards")
+        _unfit(f"the deal behind it has no stock of {K.INITIAL_STOCK} cards")
     return [sorted(hands[0]), sorted(hands[1])], stock, guessed
+
+
+def _table(obs: np.ndarray) -> np.ndarray:
+    """A kernel state at the start of ``obs``'s game, whose hands and stock are still anyone's."""
+    K = KERNEL
+    state = K.new_state(make_params(), 0)
+    state[K.S_UPCARD] = state[K.S_FIRST_UPCARD] = obs[K.O_FIRST_UPCARD]
+    return state
+
+
+def _play_history(obs: np.ndarray, moves: list[tuple[int, int, list[int], int | None]],
+                  state: np.ndarray, hands: Callable[[int], tuple[int, int]] | None = None,
+                  guessed: int = 0, start: int = 0) -> tuple[int, str | None] | None:
+    """Plays ``moves`` from ``start`` on ``state`` up to the first that cannot be played there:
+    its index and why (None: out of turn); None if all can. ``guessed`` are cards of the
+    opponent's hand that the observing seat cannot see; ``hands(i)``, if given, sets them and the
+    mover's hand before move ``i`` (its cards, then the guessed ones)."""
+    K = KERNEL
+    for i, (who, action, _, _) in enumerate(moves[start:], start):
+        if K.current_player(state) not in (who, -1):       # after the end illegal_reason says so
+            return i, None
+        if hands is not None:
+            state[K.S_HAND + who], guessed = hands(i)
+        why = _why_illegal(obs, i, action, state, guessed)
+        if why:
+            return i, why
+        K.apply_action(state, action)
+    return None
+
+
+def _why_illegal(obs: np.ndarray, i: int, action: int, state: np.ndarray,
+                 guessed: int = 0) -> str | None:
+    """Why history move ``i``, ``action``, cannot be played from ``state`` (None if it can);
+    ``guessed`` as for ``_play_history``."""
+    K = KERNEL
+    phase = state[K.S_PHASE]
+    # a card is a lay-off in the Layoff phase and a discard in the others (no stock card here)
+    if action < K.NUM_CARDS and phase != K.PH_GAME_OVER \
+            and (obs[K.O_HISTORY + i] >= 2 * K.H_LAYOFF) != (phase == K.PH_LAYOFF):
+        return f"not a move of the {PHASES[phase]} phase"      # Game.play's words
+    reason = int(K.illegal_reason(state, action))
+    opp = 1 - int(obs[K.O_SEAT])
+    # the opponent's knock and melds are legal or not by its hidden cards, which were guessed
+    if reason and not (obs[K.O_HISTORY + i] % 2 == opp and state[K.S_HAND + opp] & guessed
+                       and reason in _REASONS_OF_HIDDEN_CARDS):
+        return REASONS[reason]
+    return None
+
+
+def _unplayable(obs: np.ndarray, i: int, why: str | None) -> str:
+    """The refusal of history move ``i``, which cannot be played because of ``why`` (None: it
+    is out of turn)."""
+    entry = int(obs[KERNEL.O_HISTORY + i])
+    text, seat = history_entry(entry)["move"], entry % 2
+    if why is None:
+        return f"'history[{i}]': seat {seat} moves out of turn"
+    return f"'history[{i}]' ({text}) is illegal there for seat {seat}: {why}"
+
+
+def _in_view(state: np.ndarray, seat: int) -> int:
+    """The cards ``seat`` sees outside its hand: face up, laid, or known in the other hand."""
+    K = KERNEL
+    view = np.zeros(K.OBS_SIZE, dtype=np.int64)
+    K.observe(state, seat, view)
+    view[K.O_HAND] = 0
+    return int(K.ALL_CARDS & ~K.unseen_cards(view))
+
+
+def _hand_from_knock(obs: np.ndarray, moves: list[tuple[int, int, list[int], int | None]],
+                     state: np.ndarray, i: int) -> tuple[int, int] | None:
+    """The hand of move ``i``'s mover (from ``state``) when it knocks there or a seat has knocked,
+    else None: from a knock on, a hand only puts cards down (the knocker's discard, dead at once,
+    the defender's lay-offs, melds), so it is the final hand and all those still to come, as the
+    fields show them, whatever the moves' texts say. The cards, and how many more the observing
+    seat cannot name."""
+    K = KERNEL
+    who, phase, dead = moves[i][0], int(state[K.S_PHASE]), int(state[K.S_DISCARD_COUNT])
+    then = moves[i + 1] if i + 1 < len(moves) else None
+    # only a knock keeps the turn in these phases
+    knocks = then is not None and then[0] == who and phase in (K.PH_DISCARD, K.PH_WALL)
+    if not knocks and phase not in (K.PH_KNOCK, K.PH_LAYOFF):
+        return None
+    base = K.O_MELDS + who * K.MAX_MELDS_LAID
+    cards = [c for m in obs[base + state[K.S_MELD_COUNT + who]:base + obs[K.O_MELD_COUNT + who]]
+             for c in meld_cards(m)]
+    if knocks or (phase == K.PH_KNOCK and moves[i - 1][1] == K.KNOCK):
+        cards += obs[K.O_DISCARDS:K.O_DISCARDS + obs[K.O_DISCARD_COUNT]][dead:dead + 1].tolist()
+    if state[K.S_KNOCKER] == 1 - who:
+        layoffs = obs[K.O_LAYOFFS:K.O_LAYOFFS + obs[K.O_LAYOFF_COUNT]]
+        cards += layoffs[state[K.S_LAYOFF_COUNT]:].tolist()
+    final = int(obs[K.O_HAND] if who == obs[K.O_SEAT] else obs[K.O_KNOWN + who])
+    hand = final | _mask(cards)
+    if phase == K.PH_WALL and state[K.S_UPCARD] >= 0:     # the knock takes it
+        hand &= ~_mask([state[K.S_UPCARD]])
+    unnamed = int(obs[K.O_HAND_SIZES + who]) - bin(final).count("1")
+    if unnamed:     # the opponent's hidden cards may be those the move plays, if not seen elsewhere
+        seat = int(obs[K.O_SEAT])
+        plays = _mask(moves[i][2]) & ~hand & ~_in_view(state, seat) & ~int(state[K.S_HAND + seat])
+        hand |= plays
+        unnamed = max(unnamed - bin(plays).count("1"), 0)
+    return hand, unnamed
+
+
+def _own_hand(obs: np.ndarray, moves: list[tuple[int, int, list[int], int | None]], walk: _Walk,
+              state: np.ndarray, i: int, drawn: int) -> int:
+    """The observing seat's hand before its move ``i`` (from ``state``), before any knock, as the
+    other moves and the fields show it; ``drawn`` are the cards its moves before ``i`` drew and
+    did not put down. Not as the move's own text does: a bad discard lies about its card, and so
+    does a hand walked back through it."""
+    K = KERNEL
+    seat, dead = int(obs[K.O_SEAT]), int(state[K.S_DISCARD_COUNT])
+    before, after, _ = walk.around[i]
+    then = moves[i + 1] if i + 1 < len(moves) else None
+    upcard = [int(obs[K.O_UPCARD])] if obs[K.O_UPCARD] >= 0 else []
+    # A discard: the fields show its card where the opponent's draw buried it in the pile or it
+    # is face up at the end; else a card the seat drew and does not keep is the one it put down;
+    # else the opponent's take of it, which its later moves may contradict; where nothing shows
+    # it, the move's text stands.
+    if state[K.S_PHASE] != K.PH_DISCARD:
+        return _mask(before) | drawn
+    if then is None:
+        shown = upcard
+    elif then[1] == K.DRAW_STOCK:
+        shown = obs[K.O_DISCARDS:K.O_DISCARDS + obs[K.O_DISCARD_COUNT]][dead:dead + 1].tolist()
+    elif drawn & ~_mask(after):
+        shown = []
+    elif i + 1 in walk.taken:
+        shown = [walk.taken[i + 1]] if walk.taken[i + 1] is not None else []
+    elif i + 2 == len(moves) and then[1] in (K.PASS, K.DRAW_UPCARD):   # the Wall's pass, 50th take
+        shown = upcard
+    else:
+        return _mask(before) | drawn
+    return (_mask(after) | _mask(shown) | drawn) & ~_in_view(state, seat)
+
+
+def _first_illegal_move(obs: np.ndarray) -> tuple[int, str] | None:
+    """The first move of the history that cannot be played (index, why), or None if there is none
+    the observing seat can tell. The history is played with each hand as the walk back from the
+    observation shows it before the move (keeping the face-up cards it took), but from a knock
+    on as ``_hand_from_knock`` and the seat's own before as ``_own_hand`` show it."""
+    K = KERNEL
+    seat, count = int(obs[K.O_SEAT]), int(obs[K.O_HISTORY_COUNT])
+    # After a knock replay_history puts each discard straight into the pile, so a bad knock
+    # that hands the turn on would hide every later upcard: the faces are read as if it passed.
+    passed = obs.copy()
+    for i in range(K.O_HISTORY, K.O_HISTORY + count - 1):
+        if obs[i] // 2 == K.KNOCK and (obs[i] - obs[i + 1]) % 2:
+            passed[i] += 2 * (K.PASS - K.KNOCK)
+    moves = _history_moves(obs, _faces(passed)[0])
+    walk = _walk_back(obs, moves, lambda message: None)
+    state = _table(obs)
+    drawn, held = [], 0         # per move, the cards the seat drew before it and still holds
+    for who, _, leaving, joining in moves:
+        drawn.append(held)
+        if who == seat and joining is not None and joining >= 0:
+            held |= _mask([joining])
+        if who == seat:
+            held &= ~_mask(leaving)
+
+    def hands(i: int) -> tuple[int, int]:
+        who = moves[i][0]
+        late = _hand_from_knock(obs, moves, state, i)
+        if late is None and who == seat:
+            return _own_hand(obs, moves, walk, state, i, drawn[i]), 0
+        before, _, unnamed = walk.around[i]
+        named, unnamed = late or (_mask(before) | int(state[K.S_KNOWN + who]), unnamed)
+        guessed = _mask([c for c in range(K.NUM_CARDS) if not named >> c & 1][:unnamed])
+        return named | guessed, guessed
+
+    start = 0
+    while found := _play_history(obs, moves, state, hands, start=start):
+        i, why = found
+        if why is None:     # out of turn: nothing later can be judged; the replay's checks say so
+            return None
+        if moves[i][0] != seat \
+                or state[K.S_PHASE] not in (K.PH_DISCARD, K.PH_KNOCK, K.PH_LAYOFF, K.PH_WALL):
+            return i, why
+        why = _why_illegal_if_alone(obs, moves, walk, state, i)
+        if why:
+            return i, why
+        # the fault is elsewhere: this move goes as its text has it
+        state[K.S_HAND + seat] = _mask(walk.around[i][0]) | drawn[i]
+        if _why_illegal(obs, i, moves[i][1], state):
+            return None
+        K.apply_action(state, moves[i][1])
+        start = i + 1
+    return None
+
+
+def _why_illegal_if_alone(obs: np.ndarray, moves: list[tuple[int, int, list[int], int | None]],
+                          walk: _Walk, state: np.ndarray, i: int) -> str | None:
+    """Why the observing seat's move ``i`` cannot be played from ``state``, judged on the hand
+    of a history that differs from the given one in that move only and fits the rest of the
+    observation (None if there is no such history, or the move is legal there). The hand in
+    ``state`` came from the fields and the next move, and the next move may be the bad one."""
+    K = KERNEL
+    seat, phase = int(obs[K.O_SEAT]), int(state[K.S_PHASE])
+    buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    hand = int(state[K.S_HAND + seat])
+    tries = [(int(a), hand) for a in buffer[:K.legal_actions(state, buffer)]]
+    if phase == K.PH_DISCARD:       # or a discard of a card that no field shows
+        kept = _mask(walk.around[i][1])
+        unseen = K.ALL_CARDS & ~kept & ~_in_view(state, seat) & ~hand
+        tries += [(c, kept | 1 << c) for c in _card_ids(unseen)]
+    for action, hand in tries:
+        other = obs.copy()
+        code = K.H_LAYOFF + action if action < K.NUM_CARDS and phase == K.PH_LAYOFF else action
+        other[K.O_HISTORY + i] = 2 * code + seat
+        try:
+            _check_history(other)
+        except MeldmindError:
+            continue
+        state[K.S_HAND + seat] = hand
+        return _why_illegal(obs, i, moves[i][1], state)
+    return None
 
 
 def _check_against_history(obs: np.ndarray, faced: np.ndarray) -> None:
     """Replays the history from a deal behind it; the observation must be the replay's."""
     K = KERNEL
-    seat, opp = int(obs[K.O_SEAT]), 1 - int(obs[K.O_SEAT])
+    seat = int(obs[K.O_SEAT])
     moves = _history_moves(obs, faced)
     hands, stock, guessed = _deal_behind(obs, moves)
-    state = K.new_state(make_params(), 0)
+    state = _table(obs)
     state[K.S_HAND] = _mask(hands[0])
     state[K.S_HAND + 1] = _mask(hands[1])
-    state[K.S_UPCARD] = state[K.S_FIRST_UPCARD] = obs[K.O_FIRST_UPCARD]
     state[K.S_STOCK:K.S_STOCK + K.INITIAL_STOCK] = stock[::-1]      # the next draw is the last
-    guessed_mask = _mask(guessed)
-    for i, (who, action, _, _) in enumerate(moves):
-        if K.current_player(state) != who:
-            raise _Reader.fail(f"'history[{i}]': seat {who} moves out of turn")
-        reason = int(K.illegal_reason(state, action))
-        # the opponent's knock and melds are legal or not by its hidden cards, which were guessed
-        if reason and not (who == opp and state[K.S_HAND + opp] & guessed_mask
-                           and reason in _REASONS_OF_HIDDEN_CARDS):
-            raise _Reader.fail(f"'history[{i}]' ({action_text(action, int(state[K.S_PHASE]))}) is "
-                               f"illegal there: {REASONS[reason]}")
-        K.apply_action(state, action)
+    unplayable = _play_history(obs, moves, state, guessed=_mask(guessed))
+    if unplayable:
+        raise _Reader.fail(_unplayable(obs, *unplayable))
     replayed = np.zeros(K.OBS_SIZE, dtype=np.int64)
     K.observe(state, seat, replayed)
     if np.array_equal(replayed, obs):
