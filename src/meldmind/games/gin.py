@@ -672,7 +672,8 @@ def _own_hand(obs: np.ndarray, moves: list[tuple[int, int, list[int], int | None
     elif drawn & ~_mask(after):
         shown = []
     elif i + 1 in walk.taken:
-        shown = [walk.taken[i + 1]] if walk.taken[i + 1] is not None else []
+        taken = walk.taken[i + 1]
+        shown = [taken] if taken is not None else []
     elif i + 2 == len(moves) and then[1] in (K.PASS, K.DRAW_UPCARD):   # the Wall's pass, 50th take
         shown = upcard
     else:
