@@ -310,7 +310,8 @@ def _min_dw_discard(h):
 def one_meld(m, cands):
     """A meld id of a decomposition of the fully melded mask ``m`` into catalog melds: a meld
     holding the lowest card of ``m`` whose removal leaves a fully melded rest. ``cands``:
-    scratch int64[MAX_LOWEST_CARD_MELDS], passed in so that laying melds does not allocate."""
+    scratch int64[MAX_LOWEST_CARD_MELDS], passed in so that laying a hand's melds allocates it
+    once, not once per meld."""
     c = lowest_bit(m)
     r = c % 13
     s = c // 13

@@ -285,12 +285,18 @@ def _clear_hand(state):
     state[S_TAKEN] = -1
 
 
+@njit(cache=True, inline="always")
+def deal_size(players):
+    """Cards dealt to each seat (§4.3): 7 with 2 players, 10 with 3 or 4."""
+    return 7 if players == 2 else 10
+
+
 @njit(cache=True)
 def _deal(state):
     """Deal hand ``state[S_HAND_NO]`` from the state's RNG (§4.3)."""
     _clear_hand(state)
     n = state[S_NUM_PLAYERS]
-    size = 7 if n == 2 else 10
+    size = deal_size(n)
     for i in range(NUM_CARDS):
         state[S_STOCK + i] = i
     shuffle(state, S_RNG, state[S_STOCK:S_STOCK + NUM_CARDS], NUM_CARDS)

@@ -223,8 +223,10 @@ def test_more_iterations_than_a_decision_can_use_are_refused_before_searching(it
         "iterations", iterations, "iterations must be an integer from 1 to 10,000,000", capsys)
 
 
-def test_a_huge_budget_stops_at_the_iterations_asked_for():
-    hint = meldmind.suggest(_observation(), level="expert", budget_ms=1e30, iterations=40, seed=2)
+@pytest.mark.parametrize("budget", [1e30, sys.float_info.max], ids=["1e30", "largest float"])
+def test_a_huge_budget_stops_at_the_iterations_asked_for(budget):
+    hint = meldmind.suggest(_observation(), level="expert", budget_ms=budget, iterations=40,
+                            seed=2)
     assert hint.iterations == 40
 
 

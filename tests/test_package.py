@@ -12,9 +12,9 @@ import pytest
 import meldmind
 
 # every module with examples in its docstrings (games.gin's run in test_gin_rules.py)
-DOCUMENTED = ["meldmind.ai", "meldmind.analysis", "meldmind.cards", "meldmind.explain",
-              "meldmind.game", "meldmind.games.cardverse", "meldmind.kernels.bridge",
-              "meldmind.tournament", "meldmind.variants"]
+DOCUMENTED = ["meldmind.ai", "meldmind.analysis", "meldmind.cards", "meldmind.errors",
+              "meldmind.explain", "meldmind.game", "meldmind.games.cardverse",
+              "meldmind.kernels.bridge", "meldmind.tournament", "meldmind.variants"]
 
 
 @pytest.mark.parametrize("name", DOCUMENTED)

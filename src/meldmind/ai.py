@@ -120,8 +120,8 @@ class Decision:
 
 
 def check_budget(iterations: int | None, budget_ms: float | None) -> None:
-    """Raises ``OptionError`` unless ``iterations`` is None or an integer of at least 1 and
-    ``budget_ms`` is None or a finite positive number."""
+    """Raises ``OptionError`` unless ``iterations`` is None or an integer from 1 to
+    ``MAX_ITERATIONS`` and ``budget_ms`` is None or a finite positive number."""
     if iterations is not None and not (is_positive_int(iterations)
                                        and iterations <= MAX_ITERATIONS):
         raise OptionError(f"iterations must be an integer from 1 to {MAX_ITERATIONS:,}, not "
@@ -202,8 +202,9 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
             done += count
             finished = time.perf_counter()
             per_determinization = max(finished - started, 1e-9) / count
-            count = min(limit - done, _MAX_SLICE,
-                        int((deadline - finished) / per_determinization * _BUDGET_FILL))
+            # the float comes down to a slice before int() (a huge budget makes it infinite)
+            count = int(min(limit - done, _MAX_SLICE,
+                            (deadline - finished) / per_determinization * _BUDGET_FILL))
     action = int(ai.pick(obs, values, visits, buffer, n, number, np.int64(seed)))
     return Decision(action, legal, values, visits, done)
 
@@ -215,7 +216,8 @@ def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "maste
 
     ``level`` is one of beginner, easy, normal, expert, master (or a seed alias such as
     ``kolay`` or ``zor``). Search levels stop after ``iterations`` determinizations or when
-    ``budget_ms`` is spent, whichever comes first; with neither, the level's default budget.
+    ``budget_ms`` is spent, whichever comes first, though a budget always runs its first 16;
+    with neither, the level's default budget.
     With a seed and ``iterations`` (no ``budget_ms``) the suggestion is reproducible.
     """
     variant, module, data, obs = _read_observation(observation)

@@ -147,7 +147,10 @@ def _ray_backend(backend: str):
     local one takes seconds and gains nothing over local processes on one machine."""
     if backend not in BACKENDS:
         raise OptionError(f"backend must be one of {', '.join(BACKENDS)}, not {shown(backend)}")
-    if backend == "processes":
+    # a cluster in use means ray is imported already, or RAY_ADDRESS names one: else importing
+    # it (a quarter of a second) is not worth it
+    if backend == "processes" or (backend == "auto" and "ray" not in sys.modules
+                                  and not os.environ.get("RAY_ADDRESS")):
         return None
     try:
         import ray

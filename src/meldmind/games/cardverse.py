@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 
 from ..cards import format_card, mask_cards, parse_cards
-from ..variants import checked_options, int_range, is_bool
+from ..variants import checked_options, int_range, is_bool, is_integer
 from .fields import OBS_FORMAT, OBS_VERSION, FieldReader
-from ..errors import MeldmindError
+from ..errors import MeldmindError, shown
 from ..kernels import cardverse as KERNEL
 
 VARIANT = "cardverse"
@@ -99,9 +99,8 @@ def meld_cards(k: int) -> list[int]:
 
 
 def _decode(action: int) -> tuple[str, dict[str, Any]]:
-    if isinstance(action, bool) or not isinstance(action, (int, np.integer)) \
-            or not 0 <= action < KERNEL.NUM_ACTIONS:
-        raise MeldmindError(f"not a cardverse action id: {action!r} "
+    if not is_integer(action) or not 0 <= action < KERNEL.NUM_ACTIONS:
+        raise MeldmindError(f"not a cardverse action id: {shown(action)} "
                             f"(expected 0..{KERNEL.NUM_ACTIONS - 1})")
     action = int(action)
     if action == KERNEL.DRAW_STOCK:
@@ -153,8 +152,8 @@ def meld_action(cards: str | Iterable[str]) -> int:
     mask = sum(1 << c for c in ids)
     hits = np.flatnonzero(KERNEL.MELD_MASK == mask)
     if len(ids) < 3 or not len(hits):
-        shown = " ".join(_card(c) for c in ids)
-        raise MeldmindError(f"not a valid meld: {shown!r} ({MELD_RULE})")
+        named = " ".join(_card(c) for c in ids)
+        raise MeldmindError(f"not a valid meld: {named!r} ({MELD_RULE})")
     return KERNEL.A_MELD + int(hits[0])
 
 
@@ -252,10 +251,6 @@ def _table_mask_of(key: str, cards: list[int], kind: int) -> int:
     return _meld_mask_of(key, cards, kind)
 
 
-# cards dealt to each seat, by number of players (RULES.md §4.3)
-DEAL_SIZE = {2: 7, 3: 10, 4: 10}
-
-
 def _check_count(key: str, have: int, expected: int, repeats: bool, why: str) -> None:
     """``have`` cards in ``key`` where ``expected`` events put one each. Fewer are possible only
     when ``repeats``: a seat took back a card it had discarded, so one card may have been
@@ -278,7 +273,7 @@ def _check_turns(o: list[int], n: int, pile: list[int]) -> None:
         raise _Reader.fail(f"'to_move' is seat {mover}, but seat {first} starts hand {hand_no} "
                            f"('hand_number') and after {turn} turns ('turn') seat "
                            f"{(first + turn) % n} is to move")
-    deal, sizes = DEAL_SIZE[n], o[K.O_HAND_N:K.O_HAND_N + n]
+    deal, sizes = int(K.deal_size(n)), o[K.O_HAND_N:K.O_HAND_N + n]
     table = sum(o[K.O_TABLE_MASK + t].bit_count() for t in range(o[K.O_TABLE_N]))
     drawn = " and the card the seat to move drew" if play else ""
     if sum(sizes) + table != n * deal + play:
@@ -403,7 +398,7 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
             raise _Reader.fail(f"missing option {name!r}")
         if not check(options[name]):
             raise _Reader.fail(f"option {name!r} must be {check.__doc__}, "
-                                f"not {options[name]!r}")
+                                f"not {shown(options[name])}")
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise _Reader.fail(f"unknown option {unknown[0]!r}")
@@ -413,7 +408,7 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     obs[K.O_SEAT] = seat = r.integer("seat", 0, n - 1)
     phase = r.get("phase")
     if phase not in PHASES:
-        raise _Reader.fail(f"'phase' must be one of {PHASES}, not {phase!r}")
+        raise _Reader.fail(f"'phase' must be one of {PHASES}, not {shown(phase)}")
     obs[K.O_PHASE] = PHASES.index(phase)
     over = phase == "game_over"
     to_move = r.optional_int("to_move", 0, n - 1)

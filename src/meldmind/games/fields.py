@@ -6,6 +6,7 @@ from typing import Any, Mapping
 
 from ..cards import parse_cards
 from ..errors import MeldmindError, check_version, json_type, shown
+from ..variants import is_integer
 
 
 OBS_FORMAT = "meldmind.observation"
@@ -45,9 +46,9 @@ class FieldReader:
 
     @classmethod
     def int_in(cls, key: str, value: Any, lo: int, hi: int) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        if not is_integer(value) or not lo <= value <= hi:
             raise cls.fail(f"{key!r} must be an integer from {lo} to {hi}, not {shown(value)}")
-        return value
+        return int(value)
 
     def integer(self, key: str, lo: int, hi: int) -> int:
         return self.int_in(key, self.get(key), lo, hi)

@@ -26,9 +26,9 @@ import numpy as np
 
 from ..cards import format_card, mask_cards, parse_cards
 from .fields import OBS_FORMAT, OBS_VERSION, FieldReader
-from ..errors import MeldmindError, OptionError
+from ..errors import MeldmindError, OptionError, shown
 from ..kernels import gin as KERNEL
-from ..variants import options_dict
+from ..variants import is_integer, options_dict
 
 VARIANT = "gin"
 
@@ -96,9 +96,8 @@ def meld_kind(meld: int) -> str:
 
 
 def _check_id(action: Any) -> int:
-    if isinstance(action, bool) or not isinstance(action, (int, np.integer)) \
-            or not 0 <= action < KERNEL.NUM_ACTIONS:
-        raise MeldmindError(f"not a gin action id: {action!r} (expected 0..{KERNEL.NUM_ACTIONS - 1})")
+    if not is_integer(action) or not 0 <= action < KERNEL.NUM_ACTIONS:
+        raise MeldmindError(f"not a gin action id: {shown(action)} (expected 0..{KERNEL.NUM_ACTIONS - 1})")
     return int(action)
 
 
@@ -155,8 +154,8 @@ def meld_action(cards: str | Iterable[str]) -> int:
     mask = sum(1 << c for c in ids)
     hits = np.flatnonzero(KERNEL.MELD_MASK == mask)
     if not len(hits):
-        shown = " ".join(_card(c) for c in ids)
-        raise MeldmindError(f"not a gin meld: {shown!r} ({MELD_RULE})")
+        named = " ".join(_card(c) for c in ids)
+        raise MeldmindError(f"not a gin meld: {named!r} ({MELD_RULE})")
     return KERNEL.MELD_BASE + int(hits[0])
 
 
@@ -189,7 +188,7 @@ def _history_code(key: str, item: Any, seat: int) -> tuple[int, int]:
     K = KERNEL
     if not isinstance(item, Mapping) or not isinstance(item.get("move"), str) \
             or set(item) - {"seat", "move", "card"}:
-        raise _Reader.fail(f"{key!r} must be an object {{\"seat\", \"move\"[, \"card\"]}}, not {item!r}")
+        raise _Reader.fail(f"{key!r} must be an object {{\"seat\", \"move\"[, \"card\"]}}, not {shown(item)}")
     who = _Reader.int_in(f"{key}.seat", item.get("seat"), 0, 1)
     move = item["move"].strip().lower()
     if "card" in item:
@@ -205,7 +204,7 @@ def _history_code(key: str, item: Any, seat: int) -> tuple[int, int]:
     except MeldmindError as error:
         raise _Reader.fail(f"{key!r}: {error}") from None
     if move not in _PLAIN_CODES:
-        raise _Reader.fail(f"{key!r}: unknown move {item['move']!r} (draw upcard, draw stock, pass, "
+        raise _Reader.fail(f"{key!r}: unknown move {shown(item['move'])} (draw upcard, draw stock, pass, "
                            "knock, discard <card>, lay meld <cards>, lay off <card>)")
     return who, _PLAIN_CODES[move]
 
@@ -279,7 +278,7 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     obs[K.O_SEAT] = seat = r.integer("seat", 0, 1)
     phase = r.get("phase")
     if phase not in PHASES[1:]:
-        raise _Reader.fail(f"'phase' must be one of {', '.join(PHASES[1:])}, not {phase!r}")
+        raise _Reader.fail(f"'phase' must be one of {', '.join(PHASES[1:])}, not {shown(phase)}")
     obs[K.O_PHASE] = phase_id = PHASES.index(phase)
     over = phase_id == K.PH_GAME_OVER
     to_move = r.optional_int("to_move", 0, 1)
@@ -666,19 +665,19 @@ def _own_hand(obs: np.ndarray, moves: list[tuple[int, int, list[int], int | None
     if state[K.S_PHASE] != K.PH_DISCARD:
         return _mask(before) | drawn
     if then is None:
-        shown = upcard
+        put_down = upcard
     elif then[1] == K.DRAW_STOCK:
-        shown = obs[K.O_DISCARDS:K.O_DISCARDS + obs[K.O_DISCARD_COUNT]][dead:dead + 1].tolist()
+        put_down = obs[K.O_DISCARDS:K.O_DISCARDS + obs[K.O_DISCARD_COUNT]][dead:dead + 1].tolist()
     elif drawn & ~_mask(after):
-        shown = []
+        put_down = []
     elif i + 1 in walk.taken:
         taken = walk.taken[i + 1]
-        shown = [taken] if taken is not None else []
+        put_down = [taken] if taken is not None else []
     elif i + 2 == len(moves) and then[1] in (K.PASS, K.DRAW_UPCARD):   # the Wall's pass, 50th take
-        shown = upcard
+        put_down = upcard
     else:
         return _mask(before) | drawn
-    return (_mask(after) | _mask(shown) | drawn) & ~_in_view(state, seat)
+    return (_mask(after) | _mask(put_down) | drawn) & ~_in_view(state, seat)
 
 
 def _first_illegal_move(obs: np.ndarray) -> tuple[int, str] | None:
