@@ -107,6 +107,7 @@ CATEGORY_DISCARD = 4
 
 
 def _tables():
+    # built at import, with the kernel's position_card_py
     rank_mask = np.zeros(13, dtype=np.int64)
     for r in range(13):
         for s in range(4):
@@ -128,12 +129,12 @@ def _tables():
                 if hi - lo == 1:
                     m = 0
                     if lo >= 1:
-                        m |= 1 << K.position_card(s, lo - 1)
+                        m |= 1 << K.position_card_py(s, lo - 1)
                     if hi <= 11:
-                        m |= 1 << K.position_card(s, hi + 1)
+                        m |= 1 << K.position_card_py(s, hi + 1)
                     comp[a, b] = m
                 elif hi - lo == 2:
-                    comp[a, b] = 1 << K.position_card(s, lo + 1)
+                    comp[a, b] = 1 << K.position_card_py(s, lo + 1)
     neigh = np.zeros(52, dtype=np.int64)
     for a in range(52):
         for b in range(52):

@@ -190,6 +190,11 @@ def position_card(suit, position):
     return suit * 13 + (position + 1) % 13
 
 
+# position_card's Python function, for the tables built at import: calling the jitted one would
+# compile it then (with NUMBA_DISABLE_JIT it is that function already)
+position_card_py = getattr(position_card, "py_func", position_card)
+
+
 def _catalog():
     masks = np.zeros(NUM_MELDS, dtype=np.int64)
     kinds = np.zeros(NUM_MELDS, dtype=np.int64)
@@ -202,7 +207,7 @@ def _catalog():
     for suit in range(4):
         for lo in range(11):
             for length in range(3, 14 - lo):
-                masks[k] = sum(1 << position_card(suit, p) for p in range(lo, lo + length))
+                masks[k] = sum(1 << position_card_py(suit, p) for p in range(lo, lo + length))
                 kinds[k] = KIND_RUN
                 k += 1
     assert k == NUM_MELDS
