@@ -569,7 +569,9 @@ def rollout(state, root, pol0, pol1, cache, pile):
             dw11 = G.hand_value(l11)
             top = _easy_discard(l11, avoid)
             best_after = dw11 - VALUE[top]
-            if best_after <= kc and _want_knock(pol, best_after, state[G.S_STOCK_SIZE]):
+            # OpenSpiel's knock count is dw11 less one card (<= 10): most hands fail it cheaply
+            if dw11 - 10 <= kc and G.can_knock_with(h, kc) and \
+                    _want_knock(pol, min(best_after, kc), state[G.S_STOCK_SIZE]):
                 cache[4 + p] = l11
                 G.apply_action(state, G.KNOCK)
                 continue
@@ -584,14 +586,8 @@ def rollout(state, root, pol0, pol1, cache, pile):
         elif ph == G.PH_WALL:
             u = state[G.S_UPCARD]
             h11 = h | _bit(u)
-            l11 = _left(h11)
-            ok = False
-            if l11 == 0:
-                ok = True
-            else:
-                ok = G.hand_value(l11) - VALUE[_top(l11)] <= kc
-            if ok:
-                cache[4 + p] = l11
+            if G.can_knock_with(h11, kc):
+                cache[4 + p] = _left(h11)
                 G.apply_action(state, G.KNOCK)
             else:
                 G.apply_action(state, G.PASS)
@@ -735,7 +731,7 @@ def _heuristic(obs, legal, n, pol):
             if l11 != 0:
                 best_after = G.hand_value(l11) - _max_value(l11)
                 if best_after > kc:
-                    best_after = kc     # legal through a melded discard
+                    best_after = kc     # legal: OpenSpiel's count uses another best arrangement
             if _want_knock(pol, best_after, obs[G.O_STOCK_SIZE]):
                 return G.KNOCK
         else:
@@ -783,13 +779,10 @@ def _heuristic(obs, legal, n, pol):
 
 @njit(cache=True)
 def policy(obs, legal, n, level, rng):
-    """Levels 0-2: the move chosen among ``legal[:n]`` (see the module docstring). When a host
-    narrows ``legal`` below the rules' moves and the heuristic's move is not in it, the first
-    move of ``legal`` is played."""
+    """Levels 0-2: the move chosen among ``legal[:n]`` (see the module docstring)."""
     if level == BEGINNER:
         return _beginner(obs, legal, n, rng)
-    a = _heuristic(obs, legal, n, POL_EASY if level == EASY else POL_NORMAL)
-    return a if _contains(legal, n, a) else legal[0]
+    return _heuristic(obs, legal, n, POL_EASY if level == EASY else POL_NORMAL)
 
 
 # ---- determinizations ----------------------------------------------------------------------------

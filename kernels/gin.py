@@ -1,11 +1,10 @@
 """Gin Rummy: the rules kernel (numba).
 
 Rules source: RULES.md §5 = OpenSpiel ``gin_rummy`` with its default parameters (open_spiel
-2.0.2, ``gin_rummy.cc`` / ``gin_rummy_utils.cc``), with one deliberate difference: knock
-legality uses the *exact* minimum deadwood. OpenSpiel decides a knock from an 11-card heuristic
-(best meld arrangement of all 11 cards minus the highest unmelded card) that is sometimes too
-high, never too low; here a knock is legal iff some discard leaves an exact 10-card deadwood
-<= ``knock_card`` (in the Discard phase, and at the Wall with the upcard counted in the hand).
+2.0.2, ``gin_rummy.cc`` / ``gin_rummy_utils.cc``). That includes OpenSpiel's knock test
+(``openspiel_knock_deadwood``): the first best meld arrangement of all 11 cards, minus the highest
+unmelded card. It is never below the exact deadwood after the best discard, and in about one game
+in 7,000 it is above the knock card where the exact one is not; such a knock is illegal here too.
 
 Parameters (``params`` array from ``meldmind.games.gin.make_params``; defaults = OpenSpiel's):
 
@@ -267,9 +266,107 @@ def meldable(h):
     return runs | (h & (r3 | (r3 << 13) | (r3 << 26) | (r3 << 39)))
 
 
+# OpenSpiel's suits s c d h are meldmind's S C D H: the order OpenSpiel sorts cards of one rank in
+OPENSPIEL_SUITS = (3, 0, 1, 2)
+MAX_HAND_MELDS = 63     # an 11-card hand has at most 24 melds; the DFS keeps them in an int64 mask
+
+
+@njit(cache=True)
+def _openspiel_melds(h, out):
+    """Writes the melds of ``h`` (masks) to ``out`` in the order of OpenSpiel's ``AllMelds``; returns
+    their count. That order decides which of several best arrangements OpenSpiel's knock uses:
+    sets before runs; sets of four (the four, then without the 2nd, then without the 3rd suit of
+    the rank) before sets of three (consecutive suits of the rank); runs by length 5, 4, 3, then
+    suit, then lowest rank."""
+    n = 0
+    suits = np.empty(4, np.int64)
+    for four in (True, False):
+        for r in range(13):
+            k = 0
+            for s in OPENSPIEL_SUITS:
+                if h & bit(s * 13 + r):
+                    suits[k] = bit(s * 13 + r)
+                    k += 1
+            if four and k == 4:
+                out[n] = suits[0] | suits[1] | suits[2] | suits[3]
+                out[n + 1] = suits[0] | suits[1] | suits[3]
+                out[n + 2] = suits[0] | suits[2] | suits[3]
+                n += 3
+            elif not four and k >= 3:
+                for first in range(k - 2):
+                    out[n] = suits[first] | suits[first + 1] | suits[first + 2]
+                    n += 1
+    for length in (5, 4, 3):
+        for s in OPENSPIEL_SUITS:
+            for start in range(14 - length):
+                mm = ((np.int64(1) << length) - 1) << (s * 13 + start)
+                if h & mm == mm:
+                    out[n] = mm
+                    n += 1
+    return n
+
+
+@njit(cache=True)
+def openspiel_knock_deadwood(h):
+    """OpenSpiel's ``MinDeadwood`` of an 11-card hand, which decides whether a knock is legal: the
+    melds of the first arrangement with the most melded value, in the order OpenSpiel's
+    depth-first search (``AllMeldGroups``) lists them, then the unmelded cards' value less the
+    highest one. Where several arrangements tie, their unmelded cards differ, and so may this."""
+    melds = np.empty(MAX_HAND_MELDS, np.int64)
+    n = _openspiel_melds(h, melds)
+    # disjoint[i]: the melds sharing no card with meld i, as a mask of meld indices
+    disjoint = np.zeros(n, np.int64)
+    value = np.empty(n, np.int64)
+    for i in range(n):
+        value[i] = hand_value(melds[i])
+        for j in range(n):
+            if melds[i] & melds[j] == 0:
+                disjoint[i] |= np.int64(1) << j
+    # The search's frames: the melds it may still add, those not yet tried, the cards melded
+    # and their value. A path ends (an arrangement is listed) when no meld can be added.
+    depth_max = 5
+    candidates = np.empty(depth_max, np.int64)
+    untried = np.empty(depth_max, np.int64)
+    melded = np.zeros(depth_max, np.int64)
+    melded_value = np.zeros(depth_max, np.int64)
+    candidates[0] = (np.int64(1) << n) - 1
+    untried[0] = candidates[0]
+    best_value = 0
+    best_melded = np.int64(0)
+    d = 0
+    while d >= 0:
+        if untried[d] == 0:
+            d -= 1
+            continue
+        i = lowest_bit(untried[d])
+        untried[d] &= untried[d] - 1
+        cards = melded[d] | melds[i]
+        total = melded_value[d] + value[i]
+        children = candidates[d] & disjoint[i]
+        if children == 0:
+            if total > best_value:          # the first arrangement of the best value stays
+                best_value = total
+                best_melded = cards
+        else:
+            d += 1
+            candidates[d] = children
+            untried[d] = children
+            melded[d] = cards
+            melded_value[d] = total
+    rest = h & ~best_melded
+    top = 0
+    m = rest
+    while m:
+        low = m & -m
+        top = max(top, CARD_VALUE[popcount(low - 1)])
+        m ^= low
+    return hand_value(rest) - top
+
+
 @njit(cache=True)
 def can_knock_with(h, knock_card):
-    """Exact rule: True iff discarding some card of ``h`` (11 cards) leaves deadwood <= knock_card."""
+    """True iff OpenSpiel allows a knock with the 11 cards ``h``:
+    ``openspiel_knock_deadwood(h) <= knock_card``."""
     # Cards in no meld stay deadwood after any discard but their own: a cheap lower bound.
     isolated = h & ~meldable(h)
     iso_total = 0
@@ -284,18 +381,7 @@ def can_knock_with(h, knock_card):
         m ^= low
     if iso_total - iso_max > knock_card:
         return False
-    full = exact_deadwood(h)
-    # deadwood(h - c) >= deadwood(h) - value(c)
-    if full - 10 > knock_card:
-        return False
-    m = h
-    while m:
-        low = m & -m
-        if full - CARD_VALUE[popcount(low - 1)] <= knock_card:
-            if exact_deadwood(h ^ low) <= knock_card:
-                return True
-        m ^= low
-    return False
+    return openspiel_knock_deadwood(h) <= knock_card
 
 
 @njit(cache=True)

@@ -429,16 +429,28 @@ def test_repeated_move_draw():
     assert not K.is_terminal(t.state)
 
 
-def test_knock_needs_exact_deadwood():
-    """The exact rule (not OpenSpiel's 11-card heuristic): ``AS 4S 5S 6S 3C 5D 6D 3H 4H 5H 6H``
-    can knock by discarding 6D (4S-6S + 3H-6H, deadwood AS 3C 5D = 9)."""
+def test_knock_is_counted_as_openspiel_counts_it():
+    """RULES.md §5: the knock follows OpenSpiel, which counts the first best arrangement of all 11
+    cards less the highest card left over. ``AS 4S 5S 6S 3C 5D 6D 3H 4H 5H 6H`` melds 33 points
+    either as the sets of fives and sixes or as the runs 4S-6S, 3H-6H; OpenSpiel lists the sets
+    first, leaving AS 4S 3C 3H 4H less 4 = 11, so the knock is refused (the runs and a discard of
+    6D would leave 9). With 4D instead of 6D, the melds A-3S, 4-6C, 7-9S leave 5D 4D less 5 = 4."""
     hand = "AS 4S 5S 6S 3C 5D 3H 4H 5H 6H"
     t = Table(hand, "KC QC JD 9D 7C 2H 8H KH QS 10S", "6D")
     assert t.reason("knock") == K.R_FIRST_UPCARD
     t.play("draw upcard")
-    assert t.legal()[-1] == "knock"
+    assert "knock" not in t.legal()
+    before = t.state.copy()
+    assert t.reason("knock") == K.R_KNOCK_DEADWOOD
+    assert "OpenSpiel" in gin.REASONS[K.R_KNOCK_DEADWOOD]
+    assert (t.state == before).all()
     assert min(analyze_hand("gin", [c for c in (hand + " 6D").split() if c != d]).deadwood_points
                for d in (hand + " 6D").split()) == 9
+    t1 = Table("AS 2S 3S 4C 5C 6C 7S 8S 9S 5D", "KC QC JD 9D 7C 2H 8H KH QS 10S", "4D")
+    t1.play("draw upcard")
+    assert t1.legal()[-1] == "knock"
+    t1.play("knock")
+    assert t1.legal() == ["discard 4D", "discard 5D"]
     t2 = Table("AS 4S 5S 6S 3C 5D 3H 4H 5H 9C", "KC QC JD 9D 7C 2H 8H KH QS 10S", "6D")
     t2.play("draw upcard")
     assert "knock" not in t2.legal() and t2.reason("knock") == K.R_KNOCK_DEADWOOD

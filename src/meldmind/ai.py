@@ -152,10 +152,8 @@ def _search(ai: ModuleType, obs: np.ndarray, number: int, seed: int, first: int,
 
 
 def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
-           iterations: int | None = None, budget_ms: float | None = None,
-           allowed: set[int] | None = None) -> Decision:
-    """The move of ``level`` for the seat of the observation array ``obs``; ``allowed``
-    narrows the choice to a subset of the legal moves (a host with stricter rules)."""
+           iterations: int | None = None, budget_ms: float | None = None) -> Decision:
+    """The move of ``level`` for the seat of the observation array ``obs``."""
     name = level_name(level)
     check_budget(iterations, budget_ms)
     iterations = None if iterations is None else int(iterations)   # numpy's too, for JSON
@@ -172,12 +170,6 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
     buffer = np.empty(kernel.NUM_ACTIONS, np.int64)
     n = int(kernel.legal_actions(state, buffer))
     legal = buffer[:n].tolist()
-    if allowed is not None:
-        narrowed = [a for a in legal if a in allowed]
-        if not narrowed:
-            raise MeldmindError("none of the allowed moves is legal in this observation")
-        n = len(narrowed)
-        buffer[:n] = narrowed
     if name not in SEARCH_LEVELS:
         rng = np.zeros(1, np.int64)
         rng[0] = derived_seed(seed, 0)

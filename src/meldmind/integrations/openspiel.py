@@ -144,12 +144,9 @@ def _bot_class() -> type:
 
         def step(self, state: Any) -> int:
             obs = observation_for(state, self.player_id)
-            # OpenSpiel may refuse a knock that meldmind's exact deadwood allows: choose
-            # among the moves both engines accept
-            allowed = {from_openspiel_action(a) for a in state.legal_actions(self.player_id)}
             seed = derived_seed(self.seed, len(state.history()))
             decision = decide("gin", self.level, obs, seed=seed, iterations=self.iterations,
-                              budget_ms=self.budget_ms, allowed=allowed)
+                              budget_ms=self.budget_ms)
             return to_openspiel_action(decision.action)
 
     return MeldmindBot
