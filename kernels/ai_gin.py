@@ -569,9 +569,9 @@ def rollout(state, root, pol0, pol1, cache, pile):
             dw11 = G.hand_value(l11)
             top = _easy_discard(l11, avoid)
             best_after = dw11 - VALUE[top]
-            # OpenSpiel's knock count is dw11 less one card (<= 10): most hands fail it cheaply
-            if dw11 - 10 <= kc and G.can_knock_with(h, kc) and \
-                    _want_knock(pol, min(best_after, kc), state[G.S_STOCK_SIZE]):
+            # the playout sees the knock its own discard allows, and checks OpenSpiel's count last
+            if best_after <= kc and _want_knock(pol, best_after, state[G.S_STOCK_SIZE]) and \
+                    G.knock_allowed(h, dw11, kc):
                 cache[4 + p] = l11
                 G.apply_action(state, G.KNOCK)
                 continue

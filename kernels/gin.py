@@ -268,7 +268,11 @@ def meldable(h):
 
 # OpenSpiel's suits s c d h are meldmind's S C D H: the order OpenSpiel sorts cards of one rank in
 OPENSPIEL_SUITS = (3, 0, 1, 2)
-MAX_HAND_MELDS = 63     # an 11-card hand has at most 24 melds; the DFS keeps them in an int64 mask
+# the lowest ranks a run of 3, 4, 5 cards can start from, in every suit
+RUN_STARTS_BY_LENGTH = (RUN_STARTS,
+                        sum(((1 << 10) - 1) << (13 * s) for s in range(4)),
+                        sum(((1 << 9) - 1) << (13 * s) for s in range(4)))
+MAX_HAND_MELDS = 32     # an 11-card hand has at most 24 melds (eleven cards of one suit in a row)
 
 
 @njit(cache=True)
@@ -276,33 +280,50 @@ def _openspiel_melds(h, out):
     """Writes the melds of ``h`` (masks) to ``out`` in the order of OpenSpiel's ``AllMelds``; returns
     their count. That order decides which of several best arrangements OpenSpiel's knock uses:
     sets before runs; sets of four (the four, then without the 2nd, then without the 3rd suit of
-    the rank) before sets of three (consecutive suits of the rank); runs by length 5, 4, 3, then
-    suit, then lowest rank."""
+    the rank, suits in OpenSpiel's order S C D H) before sets of three (consecutive suits of the
+    rank); runs by length 5, 4, 3, then suit, then lowest rank."""
+    clubs = h & LANE
+    diamonds = (h >> 13) & LANE
+    hearts = (h >> 26) & LANE
+    spades = (h >> 39) & LANE
+    fours = clubs & diamonds & hearts & spades
+    threes = (clubs & diamonds & hearts) | (clubs & diamonds & spades) | \
+        (clubs & hearts & spades) | (diamonds & hearts & spades)
     n = 0
-    suits = np.empty(4, np.int64)
-    for four in (True, False):
-        for r in range(13):
-            k = 0
-            for s in OPENSPIEL_SUITS:
-                if h & bit(s * 13 + r):
-                    suits[k] = bit(s * 13 + r)
-                    k += 1
-            if four and k == 4:
-                out[n] = suits[0] | suits[1] | suits[2] | suits[3]
-                out[n + 1] = suits[0] | suits[1] | suits[3]
-                out[n + 2] = suits[0] | suits[2] | suits[3]
-                n += 3
-            elif not four and k >= 3:
-                for first in range(k - 2):
-                    out[n] = suits[first] | suits[first + 1] | suits[first + 2]
-                    n += 1
+    m = fours
+    while m:
+        rank = lowest_bit(m)
+        m &= m - 1
+        c, d, he, sp = bit(rank), bit(13 + rank), bit(26 + rank), bit(39 + rank)
+        out[n] = sp | c | d | he
+        out[n + 1] = sp | c | he
+        out[n + 2] = sp | d | he
+        n += 3
+    m = threes
+    while m:
+        rank = lowest_bit(m)
+        m &= m - 1
+        c, d, he, sp = bit(rank), bit(13 + rank), bit(26 + rank), bit(39 + rank)
+        if fours & bit(rank):
+            out[n] = sp | c | d
+            out[n + 1] = c | d | he
+            n += 2
+        else:
+            out[n] = h & (sp | c | d | he)
+            n += 1
+    starts = h & (h >> 1) & (h >> 2)
     for length in (5, 4, 3):
+        of_length = starts
+        for k in range(3, length):
+            of_length &= h >> k
+        of_length &= RUN_STARTS_BY_LENGTH[length - 3]
         for s in OPENSPIEL_SUITS:
-            for start in range(14 - length):
-                mm = ((np.int64(1) << length) - 1) << (s * 13 + start)
-                if h & mm == mm:
-                    out[n] = mm
-                    n += 1
+            m = of_length & (LANE << (13 * s))
+            while m:
+                low = m & -m
+                m ^= low
+                out[n] = low * ((np.int64(1) << length) - 1)
+                n += 1
     return n
 
 
@@ -314,45 +335,34 @@ def openspiel_knock_deadwood(h):
     highest one. Where several arrangements tie, their unmelded cards differ, and so may this."""
     melds = np.empty(MAX_HAND_MELDS, np.int64)
     n = _openspiel_melds(h, melds)
-    # disjoint[i]: the melds sharing no card with meld i, as a mask of meld indices
-    disjoint = np.zeros(n, np.int64)
-    value = np.empty(n, np.int64)
-    for i in range(n):
-        value[i] = hand_value(melds[i])
-        for j in range(n):
-            if melds[i] & melds[j] == 0:
-                disjoint[i] |= np.int64(1) << j
-    # The search's frames: the melds it may still add, those not yet tried, the cards melded
-    # and their value. A path ends (an arrangement is listed) when no meld can be added.
-    depth_max = 5
-    candidates = np.empty(depth_max, np.int64)
-    untried = np.empty(depth_max, np.int64)
-    melded = np.zeros(depth_max, np.int64)
-    melded_value = np.zeros(depth_max, np.int64)
-    candidates[0] = (np.int64(1) << n) - 1
-    untried[0] = candidates[0]
+    # The search adds melds that share no card with those chosen, in list order, and lists an
+    # arrangement when none can be added. Eleven cards hold at most three melds.
+    everything = (np.int64(1) << n) - 1
     best_value = 0
     best_melded = np.int64(0)
-    d = 0
-    while d >= 0:
-        if untried[d] == 0:
-            d -= 1
+    first = everything
+    while first:
+        i = lowest_bit(first)
+        first &= first - 1
+        after_i = _disjoint(melds, n, everything, melds[i])
+        if after_i == 0:
+            best_value, best_melded = _keep_first_best(melds[i], best_value, best_melded)
             continue
-        i = lowest_bit(untried[d])
-        untried[d] &= untried[d] - 1
-        cards = melded[d] | melds[i]
-        total = melded_value[d] + value[i]
-        children = candidates[d] & disjoint[i]
-        if children == 0:
-            if total > best_value:          # the first arrangement of the best value stays
-                best_value = total
-                best_melded = cards
-        else:
-            d += 1
-            candidates[d] = children
-            untried[d] = children
-            melded[d] = cards
-            melded_value[d] = total
+        second = after_i
+        while second:
+            j = lowest_bit(second)
+            second &= second - 1
+            two = melds[i] | melds[j]
+            after_j = _disjoint(melds, n, after_i, melds[j])
+            if after_j == 0:
+                best_value, best_melded = _keep_first_best(two, best_value, best_melded)
+                continue
+            third = after_j
+            while third:
+                k = lowest_bit(third)
+                third &= third - 1
+                best_value, best_melded = _keep_first_best(two | melds[k], best_value,
+                                                           best_melded)
     rest = h & ~best_melded
     top = 0
     m = rest
@@ -363,25 +373,63 @@ def openspiel_knock_deadwood(h):
     return hand_value(rest) - top
 
 
+@njit(cache=True, inline="always")
+def _disjoint(melds, n, among, meld):
+    """The melds of the index mask ``among`` that share no card with ``meld``."""
+    out = np.int64(0)
+    m = among
+    while m:
+        i = lowest_bit(m)
+        m &= m - 1
+        if melds[i] & meld == 0:
+            out |= np.int64(1) << i
+    return out
+
+
+@njit(cache=True, inline="always")
+def _keep_first_best(melded, best_value, best_melded):
+    """An arrangement listed by the search replaces the best only with more melded value."""
+    value = hand_value(melded)
+    if value > best_value:
+        return value, melded
+    return best_value, best_melded
+
+
+@njit(cache=True)
+def _isolated_total_and_max(h):
+    """Total and highest value of the cards of ``h`` in no meld: deadwood in every arrangement."""
+    total = 0
+    top = 0
+    m = h & ~meldable(h)
+    while m:
+        low = m & -m
+        v = CARD_VALUE[popcount(low - 1)]
+        total += v
+        top = max(top, v)
+        m ^= low
+    return total, top
+
+
+@njit(cache=True)
+def knock_allowed(h, deadwood11, knock_card):
+    """``can_knock_with`` for 11 cards whose exact deadwood ``deadwood11`` is known. OpenSpiel's
+    count is ``deadwood11`` less one unmelded card, at most 10 and at least the highest isolated
+    card, which settles most hands without its search."""
+    if deadwood11 - 10 > knock_card:
+        return False
+    if deadwood11 - _isolated_total_and_max(h)[1] <= knock_card:
+        return True
+    return openspiel_knock_deadwood(h) <= knock_card
+
+
 @njit(cache=True)
 def can_knock_with(h, knock_card):
     """True iff OpenSpiel allows a knock with the 11 cards ``h``:
     ``openspiel_knock_deadwood(h) <= knock_card``."""
-    # Cards in no meld stay deadwood after any discard but their own: a cheap lower bound.
-    isolated = h & ~meldable(h)
-    iso_total = 0
-    iso_max = 0
-    m = isolated
-    while m:
-        low = m & -m
-        v = CARD_VALUE[popcount(low - 1)]
-        iso_total += v
-        if v > iso_max:
-            iso_max = v
-        m ^= low
-    if iso_total - iso_max > knock_card:
+    isolated_total, isolated_top = _isolated_total_and_max(h)
+    if isolated_total - isolated_top > knock_card:      # a cheap lower bound of the count
         return False
-    return openspiel_knock_deadwood(h) <= knock_card
+    return knock_allowed(h, exact_deadwood(h), knock_card)
 
 
 @njit(cache=True)
