@@ -273,6 +273,7 @@ RUN_STARTS_BY_LENGTH = (RUN_STARTS,
                         sum(((1 << 10) - 1) << (13 * s) for s in range(4)),
                         sum(((1 << 9) - 1) << (13 * s) for s in range(4)))
 MAX_HAND_MELDS = 32     # an 11-card hand has at most 24 melds (eleven cards of one suit in a row)
+MAX_DEPTH = 3           # and at most 3 disjoint melds
 
 
 @njit(cache=True)
@@ -333,36 +334,35 @@ def openspiel_knock_deadwood(h):
     melds of the first arrangement with the most melded value, in the order OpenSpiel's
     depth-first search (``AllMeldGroups``) lists them, then the unmelded cards' value less the
     highest one. Where several arrangements tie, their unmelded cards differ, and so may this."""
-    melds = np.empty(MAX_HAND_MELDS, np.int64)
-    n = _openspiel_melds(h, melds)
-    # The search adds melds that share no card with those chosen, in list order, and lists an
-    # arrangement when none can be added. Eleven cards hold at most three melds.
-    everything = (np.int64(1) << n) - 1
+    # one allocation: the melds, then per depth of the search the melds it may still add
+    # (``open``), those not yet tried there (``untried``) and the cards melded so far
+    scratch = np.empty(MAX_HAND_MELDS + 3 * MAX_DEPTH, np.int64)
+    n = _openspiel_melds(h, scratch)
+    open_ = MAX_HAND_MELDS
+    untried = open_ + MAX_DEPTH
+    melded = untried + MAX_DEPTH
+    scratch[open_] = (np.int64(1) << n) - 1
+    scratch[untried] = scratch[open_]
+    scratch[melded] = 0
     best_value = 0
     best_melded = np.int64(0)
-    first = everything
-    while first:
-        i = lowest_bit(first)
-        first &= first - 1
-        after_i = _disjoint(melds, n, everything, melds[i])
-        if after_i == 0:
-            best_value, best_melded = _keep_first_best(melds[i], best_value, best_melded)
+    d = 0
+    while d >= 0:
+        left = scratch[untried + d]
+        if left == 0:
+            d -= 1
             continue
-        second = after_i
-        while second:
-            j = lowest_bit(second)
-            second &= second - 1
-            two = melds[i] | melds[j]
-            after_j = _disjoint(melds, n, after_i, melds[j])
-            if after_j == 0:
-                best_value, best_melded = _keep_first_best(two, best_value, best_melded)
-                continue
-            third = after_j
-            while third:
-                k = lowest_bit(third)
-                third &= third - 1
-                best_value, best_melded = _keep_first_best(two | melds[k], best_value,
-                                                           best_melded)
+        i = lowest_bit(left)
+        scratch[untried + d] = left & (left - 1)
+        cards = scratch[melded + d] | scratch[i]
+        after = _disjoint(scratch, scratch[open_ + d], scratch[i])
+        if after == 0:             # the search lists an arrangement when no meld can be added
+            best_value, best_melded = _keep_first_best(cards, best_value, best_melded)
+        else:
+            d += 1
+            scratch[open_ + d] = after
+            scratch[untried + d] = after
+            scratch[melded + d] = cards
     rest = h & ~best_melded
     top = 0
     m = rest
@@ -374,7 +374,7 @@ def openspiel_knock_deadwood(h):
 
 
 @njit(cache=True, inline="always")
-def _disjoint(melds, n, among, meld):
+def _disjoint(melds, among, meld):
     """The melds of the index mask ``among`` that share no card with ``meld``."""
     out = np.int64(0)
     m = among
