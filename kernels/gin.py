@@ -280,7 +280,7 @@ MAX_DEPTH = 3           # and at most 3 disjoint melds
 def _openspiel_melds(h, out):
     """Writes the melds of ``h`` (masks) to ``out`` in the order of OpenSpiel's ``AllMelds``; returns
     their count. That order decides which of several best arrangements OpenSpiel's knock uses:
-    sets before runs; sets of four (the four, then without the 2nd, then without the 3rd suit of
+    sets before runs; sets of four (the four, then without the 3rd, then without the 2nd suit of
     the rank, suits in OpenSpiel's order S C D H) before sets of three (consecutive suits of the
     rank); runs by length 5, 4, 3, then suit, then lowest rank."""
     clubs = h & LANE
@@ -334,6 +334,8 @@ def openspiel_knock_deadwood(h):
     melds of the first arrangement with the most melded value, in the order OpenSpiel's
     depth-first search (``AllMeldGroups``) lists them, then the unmelded cards' value less the
     highest one. Where several arrangements tie, their unmelded cards differ, and so may this."""
+    if popcount(h) != HAND_SIZE + 1:     # the scratch array is sized for eleven cards
+        raise ValueError("OpenSpiel's knock count takes an 11-card hand")
     # one allocation: the melds, then per depth of the search the melds it may still add
     # (``open``), those not yet tried there (``untried``) and the cards melded so far
     scratch = np.empty(MAX_HAND_MELDS + 3 * MAX_DEPTH, np.int64)
@@ -412,12 +414,17 @@ def _isolated_total_and_max(h):
 
 @njit(cache=True)
 def knock_allowed(h, deadwood11, knock_card):
-    """``can_knock_with`` for 11 cards whose exact deadwood ``deadwood11`` is known. OpenSpiel's
-    count is ``deadwood11`` less one unmelded card, at most 10 and at least the highest isolated
-    card, which settles most hands without its search."""
+    """``can_knock_with`` for 11 cards whose exact deadwood ``deadwood11`` is known."""
+    return _count_allowed(h, deadwood11, _isolated_total_and_max(h)[1], knock_card)
+
+
+@njit(cache=True, inline="always")
+def _count_allowed(h, deadwood11, isolated_top, knock_card):
+    """OpenSpiel's count is ``deadwood11`` less one unmelded card, which is worth at most 10 and
+    at least the highest isolated card: that settles most hands without its search."""
     if deadwood11 - 10 > knock_card:
         return False
-    if deadwood11 - _isolated_total_and_max(h)[1] <= knock_card:
+    if deadwood11 - isolated_top <= knock_card:
         return True
     return openspiel_knock_deadwood(h) <= knock_card
 
@@ -429,7 +436,7 @@ def can_knock_with(h, knock_card):
     isolated_total, isolated_top = _isolated_total_and_max(h)
     if isolated_total - isolated_top > knock_card:      # a cheap lower bound of the count
         return False
-    return knock_allowed(h, exact_deadwood(h), knock_card)
+    return _count_allowed(h, exact_deadwood(h), isolated_top, knock_card)
 
 
 @njit(cache=True)

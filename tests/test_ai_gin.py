@@ -129,19 +129,6 @@ def test_legal_moves_come_from_the_observation_alone(positions):
             assert A.legal_from_obs(other, out) == 0
 
 
-def test_narrowed_legal_lists_are_respected(positions):
-    rng = np.zeros(1, np.int64)
-    for state in positions[K.PH_DRAW][:20]:
-        obs = observation(state)
-        only = np.array([K.DRAW_STOCK], np.int64)
-        for level in (L.EASY, L.NORMAL):
-            assert A.policy(obs, only, 1, level, rng) == K.DRAW_STOCK
-        values = np.zeros(K.NUM_ACTIONS)
-        visits = np.zeros(K.NUM_ACTIONS, np.int64)
-        A.search(obs, L.MASTER, np.int64(2), 0, 8, values, visits)
-        assert A.pick(obs, values, visits, only, 1, L.MASTER, np.int64(2)) == K.DRAW_STOCK
-
-
 # ---- information hygiene --------------------------------------------------------------------------
 @pytest.mark.parametrize("level", LEVELS)
 def test_choice_ignores_the_cards_the_seat_cannot_see(positions, level):

@@ -434,7 +434,8 @@ def test_knock_is_counted_as_openspiel_counts_it():
     cards less the highest card left over. ``AS 4S 5S 6S 3C 5D 6D 3H 4H 5H 6H`` melds 33 points
     either as the sets of fives and sixes or as the runs 4S-6S, 3H-6H; OpenSpiel lists the sets
     first, leaving AS 4S 3C 3H 4H less 4 = 11, so the knock is refused (the runs and a discard of
-    6D would leave 9). With 4D instead of 6D, the melds A-3S, 4-6C, 7-9S leave 5D 4D less 5 = 4."""
+    6D would leave 9). Another hand, ``AS 2S 3S 4C 5C 6C 7S 8S 9S 5D`` taking 4D, melds A-3S, 4-6C,
+    7-9S in its only best arrangement and leaves 5D 4D less 5 = 4: the knock is legal."""
     hand = "AS 4S 5S 6S 3C 5D 3H 4H 5H 6H"
     t = Table(hand, "KC QC JD 9D 7C 2H 8H KH QS 10S", "6D")
     assert t.reason("knock") == K.R_FIRST_UPCARD

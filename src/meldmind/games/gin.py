@@ -46,8 +46,9 @@ REASONS: tuple[str, ...] = (
     "draw first: take the upcard or draw from the stock",
     "discard a card (or knock)",
     "that card is not in your hand",
-    ("knocking needs deadwood <= the knock card (10), counted as OpenSpiel counts it: the best "
-     "melds of all 11 cards, less the highest card left over"),
+    ("knocking needs deadwood <= the knock card (10), counted as OpenSpiel counts it: the first "
+     "best arrangement of all 11 cards its search finds (sets before runs), less the highest "
+     "card left over"),
     "after knocking, the discard must leave deadwood <= the knock card (10)",
     "after knocking, discard first",
     "not every card of that meld is in your hand",
