@@ -340,3 +340,49 @@ def test_a_first_hand_to_100_is_valued_in_points():
     assert not _hand_may_end_game(obs)
     hint = meldmind.suggest(obs, level="expert", iterations=48, seed=1)
     assert f"The search expects {hint.value * 100:+.1f} points for you" in hint.explanation
+
+
+# ---------------------------------------------------------------------------------------------
+# A move that ends the hand says so, and only such a move
+# ---------------------------------------------------------------------------------------------
+
+def _ends_the_hand(variant, game, move):
+    """(the hand is over after ``move``, how it ended) by playing it on a copy."""
+    trial = Game.from_json(game.to_json())
+    seat = trial.to_move
+    before = trial.observation(seat).get("hand_number")
+    trial.play(move)
+    obs = trial.observation(seat)
+    if variant == "gin":
+        return trial.is_over, obs.get("end")
+    ended = trial.is_over or obs["hand_number"] != before
+    return ended, ended and obs["last_hand"]["end"]
+
+
+def test_explanations_say_when_a_move_ends_the_hand():
+    claims = {"out": 0, "repeated_move": 0}
+    rng = random.Random(5)
+    for variant in ("gin", "cardverse"):
+        for _ in range(60):
+            game = new_game(variant, seed=rng.randrange(1 << 30))
+            while not game.is_over:
+                obs = game.observation(game.to_move)
+                for move in game.legal_moves():
+                    if move.text.split()[0] not in ("discard", "lay"):
+                        continue
+                    ended, how = _ends_the_hand(variant, game, move)
+                    text = explain(variant, obs, move, None, ())
+                    said_out = "so you go out and win the hand" in text
+                    said_draw = "ends the hand as a draw" in text
+                    assert said_out == (ended and how == "out"), text
+                    assert said_draw == (ended and how == "repeated_move"), text
+                    claims["out"] += said_out
+                    claims["repeated_move"] += said_draw
+                # random play, taking the upcard and throwing it straight back half the time
+                moves = game.legal_moves()
+                back = [m for m in moves if obs.get("prev_upcard") and
+                        m.text == f"discard {obs['prev_upcard']}"]
+                game.play(back[0] if back and rng.random() < 0.5 else rng.choice(moves))
+                if variant == "cardverse" and game.observation(0)["hand_number"] > 1:
+                    break
+    assert claims["out"] >= 1 and claims["repeated_move"] >= 1, claims

@@ -80,6 +80,17 @@ Pass: you show your hand: the cards you did not lay count 12 against the knocker
 >>> explain("gin", wall, Move(54, "pass"), None, ())
 'Pass: only two cards are left in the stock, so passing ends the hand as a draw: no one scores.'
 
+A move that ends the hand says so: going out in CardVerse, and in gin a second upcard thrown
+straight back, which ends the hand as a draw:
+
+>>> out = {"variant": "cardverse", "seat": 0, "hand": ["5S"], "hand_sizes": [1, 4]}
+>>> explain("cardverse", out, Move(42, "discard 5S"), None, ())
+'Discard 5S: it empties your hand, so you go out and win the hand.'
+>>> back = {"variant": "gin", "seat": 0, "phase": "discard", "repeated_move": True,
+...         "prev_upcard": "KC", "hand": "KC 7C 7D 7H 2S 3S 4S 5C 5D 9S JD".split()}
+>>> explain("gin", back, Move(12, "discard KC"), None, ())
+'Discard KC: your opponent threw back the upcard it took, and throwing back yours too ends the hand as a draw: no one scores.'
+
 An upcard left that would complete a meld is explained by the deadwood when taking it gains
 nothing, else by the choice of the search (or of a level without search):
 
@@ -158,6 +169,20 @@ def _top_of_discard(variant: str, obs: Mapping[str, Any]) -> str | None:
         return obs.get("upcard")
     pile = obs.get("discard_pile") or []
     return pile[-1] if pile else None
+
+
+def _hand_end(variant: str, obs: Mapping[str, Any], laid: Sequence[str]) -> str | None:
+    """Why playing the cards ``laid`` (a discard, a meld, a lay-off) ends the hand, if it does:
+    going out in CardVerse (RULES.md §4.6), a second repeated move in gin (OpenSpiel ends the
+    hand when both players in turn throw back the upcard they took)."""
+    hand = list(obs.get("hand", []))
+    if variant == "cardverse" and hand and set(hand) <= set(laid):
+        return "it empties your hand, so you go out and win the hand"
+    if variant == "gin" and obs.get("phase") == "discard" and obs.get("repeated_move") and \
+            list(laid) == [obs.get("prev_upcard")]:
+        return ("your opponent threw back the upcard it took, and throwing back yours too ends "
+                "the hand as a draw: no one scores")
+    return None
 
 
 def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
@@ -318,7 +343,7 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
     text = move.text
     words = text.split()
     if words[0] == "discard":
-        reason = _discard_reason(variant, obs, words[1])
+        reason = _hand_end(variant, obs, words[1:]) or _discard_reason(variant, obs, words[1])
         head = f"Discard {words[1]}"
     elif text in ("draw upcard", "take discard"):
         top = _top_of_discard(variant, obs)
@@ -336,9 +361,11 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
                    for drop in hand) if len(hand) == 11 else analyze_hand(variant, hand).deadwood_points
         head, reason = "Knock", f"your deadwood after the discard is {best}"
     elif words[:2] == ["lay", "meld"]:
-        head, reason = f"Lay {' '.join(words[2:])}", "it takes those points out of your hand now"
+        head = f"Lay {' '.join(words[2:])}"
+        reason = _hand_end(variant, obs, words[2:]) or "it takes those points out of your hand now"
     elif words[:2] == ["lay", "off"]:
-        head, reason = f"Lay off {words[2]}", "it leaves your hand for free on a table meld"
+        head = f"Lay off {words[2]}"
+        reason = _hand_end(variant, obs, words[2:3]) or "it leaves your hand for free on a table meld"
     else:
         head, reason = text[0].upper() + text[1:], "it is the best move the search found"
     return f"{head}: {reason}.{_value_sentence(variant, obs, value, alternatives, move)}"
