@@ -111,8 +111,10 @@ def test_bad_hint_input():
     for listed in (5, None, "draw stock"):
         with pytest.raises(MeldmindError, match="must be a list of moves"):
             suggest({**good, "legal_moves": listed}, level="easy")
-    for listed in ([{"id": "a"}], good["legal_moves"][:-1], [m["id"] for m in good["legal_moves"]]):
-        with pytest.raises(MeldmindError, match="do not match"):
+    with pytest.raises(MeldmindError, match="do not match"):
+        suggest({**good, "legal_moves": good["legal_moves"][:-1]}, level="easy")
+    for listed in ([{"id": "a"}], [m["id"] for m in good["legal_moves"]]):
+        with pytest.raises(MeldmindError, match=r"^'legal_moves\[0\]'"):
             suggest({**good, "legal_moves": listed}, level="easy")
     assert level_name("Kolay") == "easy" and level_name("zor") == "expert"
 
@@ -238,7 +240,7 @@ def test_cli_arena_and_hint():
     assert json.loads(hint)["move"]["id"] in {m.id for m in game.legal_moves()}
     bad = subprocess.run([sys.executable, "-m", "meldmind.cli", "hint"], input="{]",
                          capture_output=True, text=True)
-    assert bad.returncode == 2 and "malformed" in bad.stderr
+    assert bad.returncode == 3 and "malformed" in bad.stderr
 
 
 CONCURRENT_HINTS = """

@@ -224,7 +224,7 @@ def test_hint_lines_answers_errors_in_json_terms(monkeypatch, capsys):
 @pytest.mark.parametrize("data", [b"", b" \n"])
 def test_hint_on_empty_input_says_no_observation_was_given(monkeypatch, capsys, data):
     code, out = _run_hint(monkeypatch, capsys, data)
-    assert code == 2 and "no observation JSON given" in out.err
+    assert code == 3 and "no observation JSON given" in out.err
     with pytest.raises(MeldmindError, match="no observation JSON given"):
         meldmind.suggest("", level="easy")
 
@@ -233,7 +233,7 @@ def test_hint_on_utf16_input_says_it_is_not_utf8(monkeypatch, capsys):
     utf16 = json.dumps(_observation()).encode("utf-16")     # opens with the BOM \xff\xfe
     assert utf16.startswith(b"\xff\xfe")
     code, out = _run_hint(monkeypatch, capsys, utf16)
-    assert code == 2 and "not UTF-8 JSON" in out.err and "codec" not in out.err
+    assert code == 3 and "not UTF-8 JSON" in out.err and "codec" not in out.err
     code, out = _run_hint(monkeypatch, capsys, utf16 + b"\n", "--lines")
     error = json.loads(out.out.splitlines()[0])["error"]
     assert code == 0 and "not UTF-8 JSON" in error and "codec" not in error

@@ -29,7 +29,7 @@ import numpy as np
 
 from .errors import MeldmindError, OptionError, json_type, parse_json, shown
 from .explain import explain
-from .game import Move, game_module
+from .game import Move, _action_ids, _read_move, game_module
 from .kernels import levels
 from .kernels.rng import mix64
 from .variants import is_positive_int, seed_value
@@ -151,6 +151,71 @@ def _search(ai: ModuleType, obs: np.ndarray, number: int, seed: int, first: int,
         ai.search(obs, number, np.int64(seed), first, count, values, visits)
 
 
+def _legal_buffer(kernel: ModuleType, obs: np.ndarray, seed: int) -> tuple[np.ndarray, int]:
+    """The legal action ids of the seat of the observation array ``obs``, at the front of a
+    buffer of ``kernel.NUM_ACTIONS``, and their count; a ``MeldmindError`` when the game is over
+    or it is not that seat's turn. ``seed`` picks the deal behind ``obs``, which the legal moves
+    do not depend on."""
+    seat = int(obs[kernel.O_SEAT])
+    state = kernel.determinize(obs, np.int64(seed))
+    if kernel.is_terminal(state):
+        raise MeldmindError("the game of this observation is over: there is no move to make")
+    if kernel.current_player(state) != seat:
+        raise MeldmindError(f"it is not seat {seat}'s turn in this observation")
+    buffer = np.empty(kernel.NUM_ACTIONS, np.int64)
+    return buffer, int(kernel.legal_actions(state, buffer))
+
+
+def _listed_action(variant: str, module: ModuleType, phase: int, entry: Any) -> int:
+    """The action id of an entry of an observation's ``legal_moves``, read as ``Game.play``
+    reads a move object, in the observation's ``phase``: by its id, its text, or both when
+    they name the same move."""
+    if not isinstance(entry, Mapping) or not {"id", "text"} & entry.keys():
+        raise MeldmindError(f"a move is an object with an 'id' or a 'text', not {shown(entry)}")
+    id_text = module.action_text(entry["id"], phase) if "id" in entry else None  # checks the id
+    if "text" not in entry:
+        return int(entry["id"])
+    text = entry["text"]
+    if not isinstance(text, str):
+        raise MeldmindError(f"a move's 'text' is a string, not {shown(text)}")
+    key = _read_move(variant, text)     # None when no verb of the game's moves begins it
+    action = None if key is None else _action_ids(variant, phase).get(key)
+    if action is None:
+        raise MeldmindError(f"{shown(text)} is not a move of the {module.PHASES[phase]} phase")
+    if "id" in entry and action != entry["id"]:
+        raise MeldmindError(f"the move's id {entry['id']} is {shown(id_text)} but its text is "
+                            f"{shown(text)}: they name different moves")
+    return action
+
+
+def _check_legal_moves(variant: str, module: ModuleType, phase: int, listed: Any,
+                       legal: list[int]) -> None:
+    """Raises ``MeldmindError`` unless ``listed``, an observation's ``legal_moves``, names each
+    action id of ``legal`` once and nothing else; the message names a bad entry by its index,
+    and a wrong list by the moves it lacks and the moves it has in excess."""
+    if not isinstance(listed, list):
+        raise MeldmindError(f"'legal_moves' must be a list of moves, not {shown(listed)}")
+    index: dict[int, int] = {}      # the entry of each listed action
+    for i, entry in enumerate(listed):
+        try:
+            action = _listed_action(variant, module, phase, entry)
+        except MeldmindError as error:
+            raise MeldmindError(f"'legal_moves[{i}]': {error}") from None
+        if action in index:
+            raise MeldmindError(f"'legal_moves[{i}]' repeats 'legal_moves[{index[action]}]' "
+                                f"({module.action_text(action, phase)})")
+        index[action] = i
+    missing = [a for a in legal if a not in index]
+    extra = [a for a in index if a not in legal]
+    if missing or extra:
+        def texts(actions: list[int]) -> str:
+            return ", ".join(shown(module.action_text(a, phase)) for a in actions)
+
+        named = "; ".join(f"{word} {texts(actions)}"
+                          for word, actions in (("missing", missing), ("extra", extra)) if actions)
+        raise MeldmindError(f"the observation's legal_moves do not match its state: {named}")
+
+
 def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
            iterations: int | None = None, budget_ms: float | None = None) -> Decision:
     """The move of ``level`` for the seat of the observation array ``obs``."""
@@ -161,14 +226,7 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
     number = levels.NAMES.index(name)
     kernel = game_module(variant).KERNEL
     ai = ai_module(variant)
-    seat = int(obs[kernel.O_SEAT])
-    state = kernel.determinize(obs, np.int64(seed))  # legal moves depend on the observation only
-    if kernel.is_terminal(state):
-        raise MeldmindError("the game of this observation is over: there is no move to make")
-    if kernel.current_player(state) != seat:
-        raise MeldmindError(f"it is not seat {seat}'s turn in this observation")
-    buffer = np.empty(kernel.NUM_ACTIONS, np.int64)
-    n = int(kernel.legal_actions(state, buffer))
+    buffer, n = _legal_buffer(kernel, obs, seed)
     legal = buffer[:n].tolist()
     if name not in SEARCH_LEVELS:
         rng = np.zeros(1, np.int64)
@@ -211,17 +269,15 @@ def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "maste
     ``budget_ms`` is spent, whichever comes first, though a budget always runs its first 16;
     with neither, the level's default budget.
     With a seed and ``iterations`` (no ``budget_ms``) the suggestion is reproducible.
+    The observation's ``legal_moves``, if it has them, must name every legal move once, each
+    as ``Game.play`` takes a move object: by id, by text, or by both naming the same move.
     """
     variant, module, data, obs = _read_observation(observation)
     phase = int(obs[module.KERNEL.O_PHASE])
+    if "legal_moves" in data:   # before the search: a refused observation gets no search
+        buffer, n = _legal_buffer(module.KERNEL, obs, 0)
+        _check_legal_moves(variant, module, phase, data["legal_moves"], buffer[:n].tolist())
     decision = decide(variant, level, obs, seed=seed, iterations=iterations, budget_ms=budget_ms)
-    if "legal_moves" in data:
-        listed = data["legal_moves"]
-        if not isinstance(listed, list):
-            raise MeldmindError(f"'legal_moves' must be a list of moves, not {shown(listed)}")
-        given = [i for m in listed if isinstance(m, Mapping) and isinstance(i := m.get("id"), int)]
-        if len(given) != len(listed) or sorted(given) != sorted(decision.legal):
-            raise MeldmindError("the observation's legal_moves do not match its state")
 
     def move(action: int) -> Move:
         return Move(action, module.action_text(action, phase))

@@ -22,6 +22,11 @@ from .cards import format_card, parse_cards
 from .errors import MeldmindError, parse_json
 from .variants import VARIANTS, seed_value
 
+# Exit statuses besides 0. A crash (a meldmind bug, with a traceback) is Python's 1.
+EXIT_USAGE = 2          # bad arguments or flags, as argparse's own
+EXIT_REFUSED = 3        # hint: the observation was refused
+EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as shells report it
+
 SAMPLE_HANDS = {
     "gin": ["AS 2S 3S 7C 7D 7H KD 9C 4H 5H", "AS 4S 5S 6S 3C 5D 6D 3H 4H 5H 6H"],
     "cardverse": ["QS KS AS 2C 3C 4C 9D", "AS 2S 3S 4H 4D 4C 9D"],
@@ -93,7 +98,11 @@ def _hint(args: argparse.Namespace) -> int:
 
     # stdin is read as bytes: the JSON reader reports bytes that are not UTF-8 as malformed JSON
     if not args.lines:
-        print(json.dumps(answer(sys.stdin.buffer.read()), indent=2))
+        try:
+            reply = answer(sys.stdin.buffer.read())
+        except MeldmindError as error:   # the flags were fine: the observation is at fault
+            return _fail(error, EXIT_REFUSED)
+        print(json.dumps(reply, indent=2))
         return 0
     # A server keeps one process (numba loaded once) and gets an answer line per request line;
     # a bad request answers {"error": ...} and the process goes on.
@@ -144,6 +153,11 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 LEVELS_HELP = "beginner, easy, normal, expert or master (aliases: kolay, zor, ...)"
+HINT_EPILOG = (f"exit status: 0 with the hint printed; {EXIT_USAGE} for bad flags, before "
+               f"stdin is read; {EXIT_REFUSED} when the observation is refused (the reason on "
+               f"stderr); {EXIT_INTERRUPTED} when interrupted (Ctrl-C). With --lines a refused "
+               f"observation is answered by {{\"error\": ...}} on its line, and the status is 0 "
+               f"at the end of the input.")
 
 
 class _SubcommandParser(argparse.ArgumentParser):
@@ -193,7 +207,8 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--json", action="store_true", help="print JSON")
     arena.set_defaults(run=_arena)
 
-    hint = commands.add_parser("hint", help="suggest a move for an observation JSON on stdin")
+    hint = commands.add_parser("hint", help="suggest a move for an observation JSON on stdin",
+                               epilog=HINT_EPILOG)
     hint.add_argument("--level", default="master", help=LEVELS_HELP + " (default: master)")
     hint.add_argument("--budget-ms", type=float, default=None,
                       help="search time, in ms (the search runs at least 16 determinizations)")
@@ -211,16 +226,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _fail(error: MeldmindError, code: int) -> int:
+    print(f"meldmind: error: {error}", file=sys.stderr)
+    return code
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
     except MeldmindError as error:
-        print(f"meldmind: error: {error}", file=sys.stderr)
-        return 2
+        return _fail(error, EXIT_USAGE)
     except BrokenPipeError:     # the reader left (``| head``): stop without a traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except KeyboardInterrupt:   # Ctrl-C, in any command: stop without a traceback
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

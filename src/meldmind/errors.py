@@ -1,6 +1,7 @@
 """The errors meldmind raises: each names what was wrong."""
 import json
 import numbers
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,19 +28,40 @@ def parse_json(text: str | bytes, what: str) -> Any:
     4300 digits), or nesting too deep for the parser (a server reading requests must survive
     them all)."""
     if isinstance(text, bytes):
-        # json.loads would take bytes opening like UTF-16 or UTF-32 for those encodings
+        # json.loads would take bytes opening like UTF-16 or UTF-32 for those encodings; the
+        # BOM is dropped after decoding, so that an error's offsets count every byte
         try:
-            text = text.decode("utf-8-sig")
+            text = text.decode("utf-8").removeprefix("\ufeff")
         except UnicodeDecodeError as error:
-            raise MeldmindError(f"malformed {what}: not UTF-8 JSON (byte "
-                                f"0x{error.object[error.start]:02x} at offset {error.start})"
+            raise MeldmindError(f"malformed {what}: not UTF-8 JSON ({_utf8_fault(error)})"
                                 ) from None
     if not text.strip():
         raise MeldmindError(f"no {what} given: the input is empty")
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_json_int)
     except (ValueError, RecursionError) as error:   # the first two are ValueErrors
         raise MeldmindError(f"malformed {what}: {error}") from None
+
+
+def _utf8_fault(error: UnicodeDecodeError) -> str:
+    """Where and why bytes are not UTF-8: the offset of the sequence that fails, its bytes and
+    the decoder's reason. The decoder's range ends before a byte that fails to continue the
+    sequence, so that byte is shown too."""
+    end = error.end + (error.reason == "invalid continuation byte")
+    sequence = " ".join(f"0x{byte:02x}" for byte in error.object[error.start:end])
+    return f"at byte offset {error.start}, {sequence}: {error.reason}"
+
+
+def _json_int(digits: str) -> int:
+    """A JSON integer; beyond the digits Python reads, a refusal in plain words (Python's own
+    message advises a Python call, sys.set_int_max_str_digits)."""
+    # Pythons before 3.10.7 have no limit, nor the function
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    count = len(digits.lstrip("-"))
+    if limit and count > limit:
+        raise ValueError(f"a number in the JSON has too many digits ({count}; meldmind reads "
+                         f"at most {limit})")
+    return int(digits)
 
 
 def check_version(found: Any, version: int, what: str) -> None:

@@ -334,6 +334,48 @@ def _check_turns(o: list[int], n: int, pile: list[int]) -> None:
             raise _Reader.fail(f"'taken_this_turn' is null, so seat {mover} drew from the stock "
                                f"and passed over {_card(pile[-1])}, the top of 'discard_pile': "
                                f"it must be in 'hand_history.declined[{mover}]'")
+    _check_pile_order(o, n, pile, upcard)
+
+
+def _check_pile_order(o: list[int], n: int, pile: list[int], upcard: int) -> None:
+    """The order of ``discard_pile`` (RULES.md §4.3-4.4), which tells who threw each card: turn
+    ``t`` of the hand is seat ``(first + t) % n``'s and ends with its discard, and a discard
+    leaves the pile only when the next seat takes it at once. So the pile holds, above the
+    upcard (if still there), discards of strictly later and later turns, each one of a seat
+    that discarded it, the top one by the last turn (the one before if a card was taken this
+    turn). Each card gets its earliest such turn counting up from the bottom and its latest
+    counting down from the top; the lowest card whose earliest is past its latest is out of
+    order."""
+    K = KERNEL
+    turn, hand_no = o[K.O_TURN], o[K.O_HAND_NO]
+    first, taken_now = (hand_no - 1) % n, int(o[K.O_TAKEN] >= 0)
+    bottom = int(upcard >= 0)
+    discarded = o[K.O_DISCARDED:K.O_DISCARDED + n]
+    # per pile card above the upcard: the seats that discarded it (more than one when a seat
+    # took it and discarded it again), as their turn offsets from the hand's first seat
+    offsets = [[(p - first) % n for p in range(n) if discarded[p] >> c & 1] for c in pile[bottom:]]
+    earliest, t = [], -1
+    for seats in offsets:
+        t = min(t + 1 + (s - t - 1) % n for s in seats)
+        earliest.append(t)
+    latest, t = [], turn - taken_now
+    for seats in reversed(offsets):
+        t = max(t - 1 - (t - 1 - s) % n for s in seats)
+        latest.append(t)
+    for i, (soonest, last) in enumerate(zip(earliest, reversed(latest))):
+        if soonest > last:
+            card, seat = pile[bottom + i], (first + soonest) % n
+            top = (f"the one before the last ('turn' {turn}), whose discard was taken this turn "
+                   "('taken_this_turn')" if taken_now else f"the last one played ('turn' {turn})")
+            raise _Reader.fail(
+                f"'discard_pile[{bottom + i}]' ({_card(card)}) is out of order: the pile holds "
+                "its cards in the order they were discarded, one discard ending each turn and "
+                "taken off only by the next seat at once, and turns go round from seat "
+                f"{first}, which starts hand {hand_no} ('hand_number'); so with the cards under "
+                f"it, {_card(card)}, a discard of seat {seat} ('hand_history.discarded[{seat}]'), "
+                f"comes on turn {soonest + 1} of the hand at the earliest, and the pile from it "
+                f"up puts its top card on turn {earliest[-1] + 1}, past turn {turn - taken_now}: "
+                f"{top}")
 
 
 def _check_scores(o: list[int], n: int) -> None:
@@ -383,23 +425,27 @@ def _check_scores(o: list[int], n: int) -> None:
 def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     """The observation array of an observation JSON (the inverse of ``observation_dict``).
 
-    Checks every field's type and range, that the cards are consistent (no card twice, the
-    counts add up to 52) and that the fields tell a possible game: the turn order, the hand
-    sizes, the hand's history, the scores and the last hand's result (``_check_turns``,
-    ``_check_scores``); a bad JSON raises ``MeldmindError`` naming the field.
+    Checks that there is no unknown field, at the top or nested, every field's type and range,
+    that the cards are consistent (no card twice, the counts add up to 52) and that the fields
+    tell a possible game: the turn order, the hand sizes, the hand's history, the discard
+    pile's order, the scores and the last hand's result (``_check_turns``,
+    ``_check_pile_order``, ``_check_scores``); a bad JSON raises ``MeldmindError`` naming the
+    field.
     """
     K = KERNEL
     r = _Reader.open(d)
-    options = r.get("options")
-    if not isinstance(options, Mapping):
+    given = r.get("options")
+    if not isinstance(given, Mapping):
         raise MeldmindError("cardverse observation: 'options' must be an object")
-    for name, (_, _, check) in OPTIONS.items():
-        if name not in options:
+    options = {}
+    for name, (of_type, _, check) in OPTIONS.items():
+        if name not in given:
             raise _Reader.fail(f"missing option {name!r}")
+        value = given[name]
+        options[name] = int(value) if of_type is int and _Reader.integral(value) else value
         if not check(options[name]):
-            raise _Reader.fail(f"option {name!r} must be {check.__doc__}, "
-                                f"not {shown(options[name])}")
-    unknown = sorted(set(options) - set(OPTIONS))
+            raise _Reader.fail(f"option {name!r} must be {check.__doc__}, not {shown(value)}")
+    unknown = sorted(set(given) - set(OPTIONS))
     if unknown:
         raise _Reader.fail(f"unknown option {unknown[0]!r}")
     n = options["num_players"]
@@ -442,12 +488,15 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     table_cards = 0
     for t, meld in enumerate(table):
         key = f"table[{t}]"
-        if not isinstance(meld, Mapping) or meld.get("kind") not in KINDS \
-                or not isinstance(meld.get("cards"), list):
-            raise _Reader.fail(f"{key!r} must be an object with 'kind' "
-                                "('group' or 'run') and 'cards'")
-        if meld.get("slot", t) != t:
-            raise _Reader.fail(f"{key!r} has slot {meld.get('slot')!r}")
+        if not isinstance(meld, Mapping) or set(meld) != {"slot", "kind", "cards"} \
+                or meld["kind"] not in KINDS or not isinstance(meld["cards"], list):
+            raise _Reader.fail(f"{key!r} must be an object with just 'slot', 'kind' ('group' or "
+                               f"'run') and 'cards', not {shown(meld)}")
+        slot = meld["slot"]
+        if not _Reader.integral(slot) or slot != t:
+            raise _Reader.fail(f"'{key}.slot' is {shown(slot)}, but a table meld's slot is its "
+                               f"index in 'table', which lists the melds in the order they were "
+                               f"laid from slot 0 (lay-offs name a meld by it): {t} here")
         kind = KINDS.index(meld["kind"])
         mask = _table_mask_of(key, r.cards(key, meld["cards"]), kind)
         if mask & table_cards:
@@ -510,24 +559,29 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
         obs[K.O_LAST_WINNER] = -1
         obs[K.O_LAST_END] = 0
     else:
-        if not isinstance(last, Mapping) or last.get("end") not in HAND_ENDS[1:]:
-            raise MeldmindError("cardverse observation: 'last_hand' must be null or an object "
-                                "with 'winner', 'end' (out, empty_stock, max_turns), 'hand_values'")
-        obs[K.O_LAST_WINNER] = _Reader.int_in("last_hand.winner", last.get("winner"), 0, n - 1)
+        if not isinstance(last, Mapping) or set(last) != {"winner", "end", "hand_values"} \
+                or last["end"] not in HAND_ENDS[1:]:
+            raise _Reader.fail("'last_hand' must be null or an object with just 'winner', 'end' "
+                               f"(out, empty_stock, max_turns) and 'hand_values', not {shown(last)}")
+        obs[K.O_LAST_WINNER] = _Reader.int_in("last_hand.winner", last["winner"], 0, n - 1)
         obs[K.O_LAST_END] = HAND_ENDS.index(last["end"])
         obs[K.O_LAST_VALUES:K.O_LAST_VALUES + n] = _Reader.int_list(
-            "last_hand.hand_values", last.get("hand_values"), n, 0, 52 * 11)
+            "last_hand.hand_values", last["hand_values"], n, 0, 52 * 11)
     # the cards: pairwise disjoint, and the counts add up to the deck
-    parts = (hand_mask, pile_mask, table_cards, known_all & ~hand_mask)
-    union = 0
-    for part in parts:
-        if union & part:
-            raise MeldmindError("cardverse observation: a card appears twice among the hand, the "
-                                "discard pile, the table and the cards taken from the discard")
-        union |= part
-    if sum(sizes) + stock + len(pile) + bin(table_cards).count("1") != 52:
-        raise MeldmindError("cardverse observation: hand sizes, stock, discard pile and table "
-                            "must add up to 52 cards")
+    zones = [("hand", hand_mask), ("discard_pile", pile_mask), ("table", table_cards)]
+    zones += [(f"taken_from_discard[{p}]", int(obs[K.O_KNOWN + p])) for p in range(n) if p != seat]
+    for i, (name, mask) in enumerate(zones):
+        for other, before in zones[:i]:
+            if mask & before:
+                raise _Reader.fail(f"{_card((mask & before).bit_length() - 1)} is in both "
+                                   f"{other!r} and {name!r}: a card is in one place only, the "
+                                   "hand, the discard pile, the table or another seat's hand")
+    table_size = table_cards.bit_count()
+    total = sum(sizes) + stock + len(pile) + table_size
+    if total != 52:
+        raise _Reader.fail(f"the cards do not add up: {sum(sizes)} in the hands ('hand_sizes') + "
+                           f"{stock} in the stock + {len(pile)} on the discard pile + "
+                           f"{table_size} on the table = {total}, not 52")
     # each field can be in range while together they tell no game (RULES.md §4.3-4.8)
     o = [int(v) for v in obs]
     _check_scores(o, n)

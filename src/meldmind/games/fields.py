@@ -2,6 +2,10 @@
 Every failure is a ``MeldmindError`` naming the variant and the field."""
 from __future__ import annotations
 
+import difflib
+import json
+from functools import cache
+from importlib import resources
 from typing import Any, Mapping
 
 from ..cards import parse_cards
@@ -11,6 +15,15 @@ from ..variants import is_integer
 
 OBS_FORMAT = "meldmind.observation"
 OBS_VERSION = 1
+
+
+@cache
+def schema_fields(variant: str) -> frozenset[str]:
+    """The top-level fields an observation of ``variant`` may hold: the properties of its JSON
+    Schema (``schemas/observation-<variant>.json``), which name every field ``Game.observation``
+    writes, ``legal_moves`` and ``events`` included."""
+    schema = resources.files("meldmind").joinpath(f"schemas/observation-{variant}.json")
+    return frozenset(json.loads(schema.read_text(encoding="utf-8"))["properties"])
 
 
 class FieldReader:
@@ -24,7 +37,9 @@ class FieldReader:
 
     @classmethod
     def open(cls, d: Any) -> "FieldReader":
-        """A reader of ``d`` after checking it is an observation of this variant and version."""
+        """A reader of ``d`` after checking it is an observation of this variant and version,
+        with no field its schema lacks (a misspelt ``legal_moves`` would silently go unchecked)
+        and ``events``, if any, a list of texts (``suggest`` reads no more of it)."""
         if not isinstance(d, Mapping):
             raise MeldmindError(f"a {cls.variant} observation must be a JSON object, not {json_type(d)}")
         reader = cls(d)
@@ -33,6 +48,19 @@ class FieldReader:
         check_version(reader.get("version"), OBS_VERSION, "observation")
         if reader.get("variant") != cls.variant:
             raise MeldmindError(f"not a {cls.variant} observation: variant {shown(d.get('variant'))}")
+        fields = schema_fields(cls.variant)
+        unknown = next((key for key in d if key not in fields), None)
+        if unknown is not None:
+            close = difflib.get_close_matches(unknown, fields, n=1) if isinstance(unknown, str) else []
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise cls.fail(f"unknown field {unknown!r}{hint}: an observation holds only the fields "
+                           f"of its schema, observation-{cls.variant}.json")
+        events = d.get("events", [])
+        if not isinstance(events, list):
+            raise cls.fail(f"'events' must be a list of texts (the event log), not {shown(events)}")
+        for i, event in enumerate(events):
+            if not isinstance(event, str):
+                raise cls.fail(f"'events[{i}]' must be a text, not {shown(event)}")
         return reader
 
     @classmethod
@@ -44,9 +72,16 @@ class FieldReader:
             raise self.fail(f"missing field {key!r}")
         return self.d[key]
 
+    @staticmethod
+    def integral(value: Any) -> bool:
+        """A JSON integer: an integer other than a boolean, or a number without a fraction,
+        since JSON, and JSON Schema's ``"integer"``, take ``1.0`` for ``1`` (as ``"version"``
+        does here)."""
+        return is_integer(value) or (isinstance(value, float) and value.is_integer())
+
     @classmethod
     def int_in(cls, key: str, value: Any, lo: int, hi: int) -> int:
-        if not is_integer(value) or not lo <= value <= hi:
+        if not cls.integral(value) or not lo <= value <= hi:
             raise cls.fail(f"{key!r} must be an integer from {lo} to {hi}, not {shown(value)}")
         return int(value)
 

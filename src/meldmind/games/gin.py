@@ -344,22 +344,23 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     obs[K.O_DEADWOOD:K.O_DEADWOOD + 2] = [
         -1 if v is None else _Reader.int_in(f"deadwood[{p}]", v, 0, 100) for p, v in enumerate(deadwood)]
     end = r.get("end")
-    if end not in ENDS or (end is None) == over:
-        raise _Reader.fail(f"'end' must be one of {', '.join(e for e in ENDS if e)} at game over and null "
-                    f"before, not {end!r}")
+    if over and end not in ENDS[1:]:
+        raise _Reader.fail(f"'end' must be one of {', '.join(ENDS[1:])} at game over, not {shown(end)}")
+    if not over and end is not None:
+        raise _Reader.fail(f"'end' must be null before the game is over (phase {shown(phase)}), "
+                           f"not {shown(end)}")
     obs[K.O_END] = ENDS.index(end)
 
     # the cards: every zone disjoint; the hidden cards fill the opponent's hand and the stock
     zones = (("hand", hand_mask), (f"known_cards[{1 - seat}]", known[1 - seat]),
              ("upcard", 0 if upcard < 0 else 1 << upcard), ("discard_pile", _mask(pile)),
              ("melds", laid), ("layoffs", _mask(layoffs)))
-    union = 0
     count = 0
-    for name, mask in zones:
-        if union & mask:
-            raise _Reader.fail(f"a card of {name!r} appears in another zone (hand, known cards, upcard, "
-                        "discard pile, melds, layoffs)")
-        union |= mask
+    for z, (name, mask) in enumerate(zones):
+        for other, held in zones[:z]:
+            if held & mask:
+                raise _Reader.fail(f"{_card(_card_ids(held & mask)[0])} is in two zones, {other!r} and "
+                                   f"{name!r}")
         count += bin(mask).count("1")
     if len(pile) != len(set(pile)) or len(layoffs) != len(set(layoffs)):
         raise _Reader.fail("a card appears twice in the discard pile or the layoffs")
@@ -378,10 +379,14 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     try:
         _check_history(obs)
     except MeldmindError:
-        # a contradiction is mostly the work of a move that cannot be played: then name that
-        illegal = _first_illegal_move(obs)
-        if illegal:
+        # a contradiction is mostly the work of a move that cannot be played or is out of turn:
+        # then name that. The opponent's moves are judged on its hand walked back from the end,
+        # which a later move out of turn garbles: they give way to it.
+        illegal, late = _first_illegal_move(obs), _first_out_of_turn(obs)
+        if illegal and (late is None or illegal[0] < late and obs[K.O_HISTORY + illegal[0]] % 2 == seat):
             raise _Reader.fail(_unplayable(obs, *illegal)) from None
+        if late is not None:
+            raise _Reader.fail(_unplayable(obs, late, None)) from None
         raise
     return obs
 
@@ -392,30 +397,43 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
 # kernels out of their arrays. So the history is replayed on the kernel from a deal that leads to
 # the observation, and the result must be the observation itself. When it is not, the refusal
 # names the first move that cannot be played, if the observing seat can tell one
-# (``_first_illegal_move``); else the contradiction.
+# (``_first_illegal_move``), else the first out of turn (``_first_out_of_turn``), else the
+# contradiction, with the values the history gives when they are public.
 
 _UNKNOWN = -1      # a card drawn that the observing seat did not see
 _REASONS_OF_HIDDEN_CARDS = {KERNEL.R_KNOCK_DEADWOOD, KERNEL.R_KNOCK_DISCARD, KERNEL.R_MELD_DEADWOOD,
                             KERNEL.R_KNOCKER_PASS}
 
 
-def _faces(obs: np.ndarray) -> tuple[np.ndarray, tuple[int, list[int], int]]:
-    """The upcard each history move faced, and where the face-up cards end: (the upcard, the
-    dead pile, the stock draws)."""
+def _faces(obs: np.ndarray) -> tuple[np.ndarray, str]:
+    """The upcard each history move faced, and where the face-up cards end (the upcard, the dead
+    pile, the stock size) if the fields show them otherwise (else '')."""
     K = KERNEL
     faced, dead = np.empty(K.MAX_HISTORY, np.int64), np.empty(K.MAX_HISTORY, np.int64)
-    left, count, draws = K.replay_history(obs, faced, dead)
-    return faced, (left, dead[:count].tolist(), draws)
+    upcard, count, draws = K.replay_history(obs, faced, dead)
+    given = obs[K.O_UPCARD], obs[K.O_DISCARDS:K.O_DISCARDS + obs[K.O_DISCARD_COUNT]], obs[K.O_STOCK_SIZE]
+    return faced, _differences(_face_up(*given), _face_up(upcard, dead[:count], K.INITIAL_STOCK - draws))
+
+
+def _face_up(upcard: int, pile: Iterable[int], stock_size: int) -> dict[str, Any]:
+    """The fields of an observation JSON that the face-up cards fix."""
+    return {"upcard": _optional_card(upcard), "discard_pile": [_card(c) for c in pile],
+            "stock_size": int(stock_size)}
 
 
 def _check_history(obs: np.ndarray) -> None:
     """Refuses ``obs`` unless its history leads to it, naming the first contradiction."""
-    K = KERNEL
-    faced, ends = _faces(obs)
-    if ends != (obs[K.O_UPCARD], obs[K.O_DISCARDS:K.O_DISCARDS + obs[K.O_DISCARD_COUNT]].tolist(),
-                K.INITIAL_STOCK - obs[K.O_STOCK_SIZE]):
-        raise _Reader.fail("'history' does not lead to the given upcard, discard pile and stock size")
+    faced, wrong = _faces(obs)
+    if wrong:
+        raise _Reader.fail(f"'history' does not lead to the given upcard, discard pile and stock "
+                           f"size but to {wrong}")
     _check_against_history(obs, faced)
+
+
+def _differences(given: Mapping[str, Any], replayed: Mapping[str, Any]) -> str:
+    """The fields of ``replayed`` that the observation JSON ``given`` has otherwise, with their
+    values in ``replayed`` (printed: public values only), or ''."""
+    return "; ".join(f"{key} {value!r}" for key, value in replayed.items() if given[key] != value)
 
 
 def _history_moves(obs: np.ndarray, faced: np.ndarray) -> list[tuple[int, int, list[int], int | None]]:
@@ -560,9 +578,9 @@ def _play_history(obs: np.ndarray, moves: list[tuple[int, int, list[int], int | 
                   state: np.ndarray, hands: Callable[[int], tuple[int, int]] | None = None,
                   guessed: int = 0, start: int = 0) -> tuple[int, str | None] | None:
     """Plays ``moves`` from ``start`` on ``state`` up to the first that cannot be played there:
-    its index and why (None: out of turn); None if all can. ``guessed`` are cards of the
-    opponent's hand that the observing seat cannot see; ``hands(i)``, if given, sets them and the
-    mover's hand before move ``i`` (its cards, then the guessed ones)."""
+    its index and why (None: out of turn); None if all can. ``guessed`` are cards put in a hand
+    that the observing seat cannot see there (the opponent's hidden ones); ``hands(i)``, if
+    given, sets them and the mover's hand before move ``i`` (its cards, then the guessed ones)."""
     K = KERNEL
     for i, (who, action, _, _) in enumerate(moves[start:], start):
         if K.current_player(state) not in (who, -1):       # after the end illegal_reason says so
@@ -587,10 +605,9 @@ def _why_illegal(obs: np.ndarray, i: int, action: int, state: np.ndarray,
             and (obs[K.O_HISTORY + i] >= 2 * K.H_LAYOFF) != (phase == K.PH_LAYOFF):
         return f"not a move of the {PHASES[phase]} phase"      # Game.play's words
     reason = int(K.illegal_reason(state, action))
-    opp = 1 - int(obs[K.O_SEAT])
-    # the opponent's knock and melds are legal or not by its hidden cards, which were guessed
-    if reason and not (obs[K.O_HISTORY + i] % 2 == opp and state[K.S_HAND + opp] & guessed
-                       and reason in _REASONS_OF_HIDDEN_CARDS):
+    who = int(obs[K.O_HISTORY + i]) % 2
+    # a knock or meld is legal or not by the hand's cards, which may be guessed
+    if reason and not (state[K.S_HAND + who] & guessed and reason in _REASONS_OF_HIDDEN_CARDS):
         return REASONS[reason]
     return None
 
@@ -736,6 +753,33 @@ def _first_illegal_move(obs: np.ndarray) -> tuple[int, str] | None:
     return None
 
 
+def _first_out_of_turn(obs: np.ndarray) -> int | None:
+    """The first history move whose seat is not the one to move (None if there is none before the
+    end or a move the rules refuse). Whose turn it is follows from the moves and the sizes of the
+    hands, all public: the moves are played on made-up hands of the right size holding the cards
+    they put down, whose knocks and melds are not judged."""
+    K = KERNEL
+    faced, wrong = _faces(obs)
+    if wrong:       # a wrong seat moves no face-up card: moves are missing or extra
+        return None
+    state = _table(obs)
+    for i, (who, action, leaving, _) in enumerate(_history_moves(obs, faced)):
+        if K.current_player(state) != who:
+            return i if K.current_player(state) >= 0 else None
+        cards, size = _mask(leaving), bin(int(state[K.S_HAND + who])).count("1")
+        if bin(cards).count("1") > size:
+            return None
+        # not the upcard or the stock's next card, which a draw adds to the hand
+        drawable = (state[K.S_UPCARD], state[K.S_STOCK + state[K.S_STOCK_SIZE] - 1])
+        made_up = _mask([c for c in range(K.NUM_CARDS) if not cards >> c & 1 and c not in drawable]
+                        [:size - bin(cards).count("1")])
+        state[K.S_HAND + who] = cards | made_up
+        if _why_illegal(obs, i, action, state, made_up):
+            return None
+        K.apply_action(state, action)
+    return None
+
+
 def _why_illegal_if_alone(obs: np.ndarray, moves: list[tuple[int, int, list[int], int | None]],
                           walk: _Walk, state: np.ndarray, i: int) -> str | None:
     """Why the observing seat's move ``i`` cannot be played from ``state``, judged on the hand
@@ -768,6 +812,13 @@ def _check_against_history(obs: np.ndarray, faced: np.ndarray) -> None:
     """Replays the history from a deal behind it; the observation must be the replay's."""
     K = KERNEL
     seat = int(obs[K.O_SEAT])
+    # The deal makes up the cards the history does not tell, so the replay's are no answer where
+    # only the observation can give them: the seat's own stock draws and the hands shown after a
+    # knock are asked for by their rule instead.
+    for i, entry in enumerate(obs[K.O_HISTORY:K.O_HISTORY + obs[K.O_HISTORY_COUNT]]):
+        if entry == 2 * K.DRAW_STOCK + seat:
+            raise _Reader.fail(f"'history[{i}]' (draw stock) lacks its 'card': the seat's own stock "
+                               "draws show the card drawn")
     moves = _history_moves(obs, faced)
     hands, stock, guessed = _deal_behind(obs, moves)
     state = _table(obs)
@@ -781,8 +832,14 @@ def _check_against_history(obs: np.ndarray, faced: np.ndarray) -> None:
     K.observe(state, seat, replayed)
     if np.array_equal(replayed, obs):
         return
-    given, expected = observation_dict(obs, None), observation_dict(replayed, None)
-    wrong = [key for key in given if given[key] != expected[key]]
+    for p in range(2):
+        held, size = bin(int(obs[K.O_KNOWN + p])).count("1"), int(obs[K.O_HAND_SIZES + p])
+        if replayed[K.O_DEADWOOD + p] >= 0 and held != size:      # a hand shown, not given
+            when, cards = (("after a knock", "the knocker's cards not laid in melds")
+                           if replayed[K.O_KNOCKER] == p else
+                           ("at game over", "the defender's cards not laid in melds or laid off"))
+            raise _Reader.fail(f"{when} 'known_cards[{p}]' must hold {cards}, which it shows ({size}: "
+                               f"hand_sizes[{p}]), not {held}, and 'deadwood[{p}]' their total")
+    wrong = _differences(observation_dict(obs, None), observation_dict(replayed, None))
     if wrong:
-        raise _Reader.fail("the observation does not match its 'history', which gives "
-                           + "; ".join(f"{key} {expected[key]!r}" for key in wrong))
+        raise _Reader.fail(f"the observation does not match its 'history', which gives {wrong}")
