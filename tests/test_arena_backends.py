@@ -1,6 +1,9 @@
 """Where the arena's games run (ARCHITECTURE.md "Scaling out"): local processes, or one Ray task
 per batch of deals. The result does not depend on the backend."""
+import signal
+import subprocess
 import sys
+import time
 
 import pytest
 
@@ -52,3 +55,18 @@ def test_auto_uses_ray_only_when_a_ray_cluster_is_in_use(local_ray, monkeypatch)
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     monkeypatch.setattr(local_ray, "is_initialized", lambda: False)
     assert _ray_backend("auto") is None               # no cluster: local processes
+
+
+def test_ctrl_c_stops_an_arena_on_processes():
+    """Ctrl-C drops the batches not yet started: the command ends with status 130 instead of
+    playing out the rest (here about ten minutes of master against expert)."""
+    arena = subprocess.Popen([sys.executable, "-m", "meldmind.cli", "arena", "gin", "master",
+                              "expert", "--deals", "2000", "--processes", "2"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(10)
+    arena.send_signal(signal.SIGINT)
+    try:
+        _, err = arena.communicate(timeout=120)
+    finally:
+        arena.kill()
+    assert arena.returncode == 130 and "Traceback" not in err

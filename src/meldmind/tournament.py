@@ -191,13 +191,17 @@ def _run_on_processes(jobs: list[tuple], processes: int, done) -> list:
             parts[index] = _play_deals(*job)
             done(parts[index])
         return parts
-    with ProcessPoolExecutor(max_workers=processes, mp_context=get_context("spawn"),
-                             initializer=_single_thread_worker) as pool:
+    pool = ProcessPoolExecutor(max_workers=processes, mp_context=get_context("spawn"),
+                               initializer=_single_thread_worker)
+    try:
         futures = {pool.submit(_play_deals, *job): index for index, job in enumerate(jobs)}
         for future in as_completed(futures):
             parts[futures[future]] = future.result()
             done(parts[futures[future]])
         return parts
+    finally:
+        # after Ctrl-C or an error the batches not yet started are dropped, not played out
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: int = 0,
