@@ -29,7 +29,7 @@ import numpy as np
 
 from .errors import MeldmindError, OptionError, json_type, parse_json, shown
 from .explain import explain
-from .game import Move, _action_ids, _read_move, game_module
+from .game import Move, check_same_move, game_module, text_action
 from .kernels import levels
 from .kernels.rng import mix64
 from .variants import is_positive_int, seed_value
@@ -178,13 +178,11 @@ def _listed_action(variant: str, module: ModuleType, phase: int, entry: Any) -> 
     text = entry["text"]
     if not isinstance(text, str):
         raise MeldmindError(f"a move's 'text' is a string, not {shown(text)}")
-    key = _read_move(variant, text)     # None when no verb of the game's moves begins it
-    action = None if key is None else _action_ids(variant, phase).get(key)
+    action = text_action(variant, phase, text)
     if action is None:
         raise MeldmindError(f"{shown(text)} is not a move of the {module.PHASES[phase]} phase")
-    if "id" in entry and action != entry["id"]:
-        raise MeldmindError(f"the move's id {entry['id']} is {shown(id_text)} but its text is "
-                            f"{shown(text)}: they name different moves")
+    if id_text is not None:
+        check_same_move(variant, entry["id"], id_text, text)
     return action
 
 

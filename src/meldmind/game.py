@@ -116,6 +116,20 @@ def _read_move(variant: str, text: str) -> MoveKey | None:
     return _move_key(variant, " ".join(verb), rest[:end], rest[end:])
 
 
+def text_action(variant: str, phase: int, text: str) -> int | None:
+    """The action id a move text names in ``phase``; None when it names no move of that phase."""
+    key = _read_move(variant, text)
+    return None if key is None else _action_ids(variant, phase).get(key)
+
+
+def check_same_move(variant: str, action: int, action_text: str, given_text: str) -> None:
+    """Refuses a move object whose id (``action``, whose text is ``action_text``) and text
+    (``given_text``) disagree: the client has a bug, and either one may be the wrong move."""
+    if _read_move(variant, given_text) != _read_move(variant, action_text):
+        raise MeldmindError(f"the move's id {action} is {shown(action_text)} but its text is "
+                            f"{shown(given_text)}: they name different moves")
+
+
 def game_scores(module: ModuleType, state: np.ndarray, players: int) -> list[int]:
     """Cumulative scores where the game keeps them (its optional ``scores``, docs/engine-
     contract.md), else the returns."""
@@ -256,11 +270,8 @@ class Game:
             raise IllegalMove(f"action id {shown(action)} is outside 0..{self._kernel.NUM_ACTIONS - 1}")
         phase = self._phase()
         text = self._module.action_text(action, phase)
-        # a client whose id and text disagree has a bug: either one may be the wrong move
-        if isinstance(move, Mapping) and "text" in move \
-                and _read_move(self.variant, move["text"]) != _read_move(self.variant, text):
-            raise MeldmindError(f"the move's id {action} is {shown(text)} but its text is "
-                                f"{shown(move['text'])}: they name different moves")
+        if isinstance(move, Mapping) and "text" in move:
+            check_same_move(self.variant, action, text, move["text"])
         reason = int(self._kernel.illegal_reason(self._state, action))
         if reason:
             raise IllegalMove(f"{text}: {self._module.REASONS[reason]}")
