@@ -230,6 +230,8 @@ def test_a_hand_that_is_not_cards_is_rejected(cards):
     "FI07",    # a KIROLO card
     "JOKER",   # the KIROLO spelling
     "JK3",
+    "Aſ",      # long s: upper-cased it would be S
+    "Qß",      # upper-cased it would be SS
 ])
 def test_malformed_52_card_tokens(variant, token):
     _rejects(variant, [token], token)
@@ -257,6 +259,7 @@ def test_empty_tokens(variant, token):
     "JK1",      # the Rami spelling
     "BONUS",    # removed in Mode Rami (§1.1)
     "TRUMP",
+    "fı07",     # dotless i: upper-cased it would be FI07
 ])
 def test_malformed_kirolo_tokens(token):
     _rejects("kirolo", [token], token)

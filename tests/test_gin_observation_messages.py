@@ -188,6 +188,15 @@ def test_a_card_in_two_zones_is_named_with_both():
         "KS is in two zones, 'known_cards[0]' and 'discard_pile'"
 
 
+def test_a_card_twice_in_one_zone_is_named_with_the_zone():
+    def repeat_first(d, key):
+        d[key].append(d[key][0])
+    assert _refusal(_edited(lambda d: repeat_first(d, "discard_pile"))).startswith(
+        "'discard_pile': duplicate card 'JD'")
+    assert _refusal(_edited(lambda d: d.update(layoffs=["2C", "2C"]))).startswith(
+        "'layoffs': duplicate card '2C'")
+
+
 def test_end_says_what_it_must_be_in_the_phase_given():
     assert _refusal(_edited(lambda d: d.update(end="knock"))) == \
         "'end' must be null before the game is over (phase \"discard\"), not \"knock\""

@@ -68,6 +68,17 @@ def test_legal_moves_mixing_ids_texts_and_both_are_read():
         == suggest(observation, level="normal", seed=1).move
 
 
+def test_legal_move_ids_written_as_json_numbers_with_a_fraction_of_zero_are_read():
+    observation = _gin_discard()
+    as_floats = [{**m, "id": float(m["id"])} for m in observation["legal_moves"]]
+    assert _same_hint(suggest({**observation, "legal_moves": as_floats}, level="expert",
+                              iterations=8, seed=2),
+                      suggest(observation, level="expert", iterations=8, seed=2))
+    as_floats[0]["id"] += 0.5
+    with pytest.raises(MeldmindError, match=r"'id' is an action id, not \d+\.5"):
+        suggest({**observation, "legal_moves": as_floats}, level="easy")
+
+
 def test_an_entry_whose_id_and_text_name_different_moves_is_refused_by_its_index():
     observation = _gin_discard()
     moves = observation["legal_moves"]
@@ -82,8 +93,8 @@ def test_an_entry_whose_id_and_text_name_different_moves_is_refused_by_its_index
     (52, "a move is an object with an 'id' or a 'text', not 52"),
     ("pass", "a move is an object with an 'id' or a 'text', not \"pass\""),
     ({"type": "pass"}, "a move is an object with an 'id' or a 'text', not {\"type\": \"pass\"}"),
-    ({"id": "5"}, "not a gin action id: \"5\""),
-    ({"id": True}, "not a gin action id: true"),
+    ({"id": "5"}, "a move's 'id' is an action id, not \"5\""),
+    ({"id": True}, "a move's 'id' is an action id, not true"),
     ({"id": 10_000}, "not a gin action id: 10000"),
     ({"text": 5}, "a move's 'text' is a string, not 5"),
     ({"text": "fly away"}, "\"fly away\" is not a move of the discard phase"),

@@ -64,6 +64,14 @@ def test_a_move_dict_whose_id_and_text_agree_is_played():
     assert game.play({"id": discard.id, "text": discard.text.lower()}) == discard
 
 
+def test_a_move_text_is_not_read_through_a_non_ascii_letter_that_folds_to_ascii():
+    game = _at_discard()
+    before = _unchanged(game)
+    with pytest.raises(MeldmindError, match="unknown move"):
+        game.play("\u212aNOCK")      # the Kelvin sign: lower-cased it would be k
+    assert _unchanged(game) == before
+
+
 @pytest.mark.parametrize("variant", ["gin", "cardverse"])
 def test_every_legal_move_as_a_dict_of_its_id_and_text_is_played(variant):
     """Whole games of moves given as {"id", "text"}, as Game.observation lists them: every
@@ -139,6 +147,19 @@ BOOLEANS_AS_INTEGERS = {
 def test_booleans_are_still_no_integers(entry):
     with pytest.raises(MeldmindError, match="not (true|np.True_)"):
         BOOLEANS_AS_INTEGERS[entry]()
+
+
+def test_json_integers_written_with_a_fraction_of_zero_are_integers():
+    """JSON, and JSON Schema's "integer" (move.json, game.json), take 52.0 for 52."""
+    game, twin = new_game("gin", seed=7), new_game("gin", seed=7)
+    assert game.play({"id": 52.0}) == twin.play(52)
+    record = json.loads(game.to_json())
+    record.update(seed=7.0, moves=[float(m) for m in record["moves"]])
+    assert Game.from_json(json.dumps(record)).to_json() == game.to_json()
+    before = _unchanged(game)
+    with pytest.raises(MeldmindError, match=r"'id' is an action id, not 3\.5"):
+        game.play({"id": 3.5})
+    assert _unchanged(game) == before
 
 
 # -- 4. format_card ------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ import numpy as np
 
 from .errors import MeldmindError, OptionError, json_type, parse_json, shown
 from .explain import explain
-from .game import Move, check_same_move, game_module, text_action
+from .game import Move, check_same_move, game_module, move_id, text_action
 from .kernels import levels
 from .kernels.rng import mix64
 from .variants import is_positive_int, seed_value
@@ -172,17 +172,19 @@ def _listed_action(variant: str, module: ModuleType, phase: int, entry: Any) -> 
     they name the same move."""
     if not isinstance(entry, Mapping) or not {"id", "text"} & entry.keys():
         raise MeldmindError(f"a move is an object with an 'id' or a 'text', not {shown(entry)}")
-    id_text = module.action_text(entry["id"], phase) if "id" in entry else None  # checks the id
-    if "text" not in entry:
-        return int(entry["id"])
+    if "id" in entry:
+        listed_id = move_id(entry["id"])
+        id_text = module.action_text(listed_id, phase)     # checks the id
+        if "text" not in entry:
+            return listed_id
     text = entry["text"]
     if not isinstance(text, str):
         raise MeldmindError(f"a move's 'text' is a string, not {shown(text)}")
     action = text_action(variant, phase, text)
     if action is None:
         raise MeldmindError(f"{shown(text)} is not a move of the {module.PHASES[phase]} phase")
-    if id_text is not None:
-        check_same_move(variant, entry["id"], id_text, text)
+    if "id" in entry:
+        check_same_move(variant, listed_id, id_text, text)
     return action
 
 

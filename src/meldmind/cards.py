@@ -71,6 +71,16 @@ def format_card(variant: Variant | str, card: int) -> str:
     raise CardError(f"card id {card} does not exist in {variant_named(variant).name}")
 
 
+def fold_case(text: str, upper: bool = True) -> str:
+    """``text`` upper-cased (or lower-cased), except a non-ASCII character that would become
+    ASCII (``ſ`` upper-cases to ``S``, the Kelvin sign lower-cases to ``k``): it stays as it is,
+    so the token is refused instead of read as another card or move."""
+    def fold(ch: str) -> str:
+        folded = ch.upper() if upper else ch.lower()
+        return ch if folded.isascii() and not ch.isascii() else folded
+    return "".join(map(fold, text))
+
+
 def card_tokens(cards: str | Iterable[str]) -> list[str]:
     """The card texts of a string (split on spaces) or of a list of strings, unparsed."""
     if isinstance(cards, str):
@@ -85,7 +95,7 @@ def card_tokens(cards: str | Iterable[str]) -> list[str]:
 
 
 def _parse_52(token: str, jokers: bool) -> int | str:
-    text = token.strip().upper()
+    text = fold_case(token.strip())
     if text in ("JK1", "JK2", "JK"):
         if not jokers:
             raise CardError(f"jokers do not belong to this deck: {token!r}")
@@ -106,7 +116,7 @@ def _parse_52(token: str, jokers: bool) -> int | str:
 def _parse_kirolo(token: str) -> int | tuple[str, int] | tuple[str, str]:
     """An id for an element card with a copy, ('ELEMENT', bit) for one without, or
     ('ACTION', name)."""
-    text = token.strip().upper()
+    text = fold_case(token.strip())
     if text in _ACTION_SPELLINGS:
         return ("ACTION", _ACTION_SPELLINGS[text])
     if text == "BONUS":

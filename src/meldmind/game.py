@@ -24,9 +24,9 @@ from typing import Any, Literal, Mapping, Union
 
 import numpy as np
 
-from .cards import format_card, parse_cards
+from .cards import fold_case, format_card, parse_cards
 from .errors import IllegalMove, MeldmindError, OptionError, check_version, parse_json, shown
-from .variants import checked_options, is_integer, is_positive_int, options_dict, seed_value
+from .variants import checked_options, is_integer, is_json_integer, is_positive_int, options_dict, seed_value
 
 GAME_MODULES = {"gin": "meldmind.games.gin", "cardverse": "meldmind.games.cardverse"}
 GAME_FORMAT = "meldmind.game"
@@ -71,7 +71,7 @@ MoveKey = tuple[str, tuple[int, ...], str]
 
 
 def _move_key(variant: str, verb: str, cards: list[str], place: list[str]) -> MoveKey:
-    return verb, tuple(sorted(parse_cards(variant, cards))), " ".join(place).lower()
+    return verb, tuple(sorted(parse_cards(variant, cards))), fold_case(" ".join(place), upper=False)
 
 
 @functools.cache
@@ -108,11 +108,11 @@ def _read_move(variant: str, text: str) -> MoveKey | None:
     card raises the card parser's ``CardError`` naming it."""
     words = text.split()
     verbs, place_words = _move_forms(variant)
-    verb = next((v for v in verbs if [w.lower() for w in words[:len(v)]] == v), None)
+    verb = next((v for v in verbs if [fold_case(w, upper=False) for w in words[:len(v)]] == v), None)
     if verb is None:
         return None
     rest = words[len(verb):]
-    end = next((i for i, w in enumerate(rest) if w.lower() in place_words), len(rest))
+    end = next((i for i, w in enumerate(rest) if fold_case(w, upper=False) in place_words), len(rest))
     return _move_key(variant, " ".join(verb), rest[:end], rest[end:])
 
 
@@ -232,14 +232,14 @@ class Game:
     # -- moves -------------------------------------------------------------------------------
     def _resolve(self, move: Any) -> int:
         if isinstance(move, Move):
-            return _action_id(move.id)
+            return move_id(move.id)
         if is_integer(move):
             return int(move)
         if isinstance(move, Mapping):
             if "text" in move and not isinstance(move["text"], str):
                 raise MeldmindError(f"a move's 'text' is a string, not {shown(move['text'])}")
             if "id" in move:    # play checks that a text beside it names the same move
-                return _action_id(move["id"])
+                return move_id(move["id"])
             if "text" in move:
                 return self._resolve(move["text"])
             raise MeldmindError(f"a move JSON needs an 'id' or a 'text': {shown(dict(move))}")
@@ -343,20 +343,23 @@ class Game:
                 raise MeldmindError(f"game JSON field {key!r} must be {word}")
         if data.get("seed") is None:     # the seed itself is checked like any other
             raise MeldmindError("game JSON field 'seed' is missing")
-        game = cls(data["variant"], options=data["options"], seed=data["seed"])
+        seed = data["seed"]
+        game = cls(data["variant"], options=data["options"],
+                   seed=int(seed) if is_json_integer(seed) else seed)
         for i, move in enumerate(data["moves"]):
-            if not is_integer(move):
+            if not is_json_integer(move):
                 raise MeldmindError(f"game JSON move {i} must be an action id, not {shown(move)}")
             try:
-                game.play(move)
+                game.play(int(move))
             except IllegalMove as error:
                 raise MeldmindError(f"game JSON move {i} is illegal: {error}") from None
         return game
 
 
-def _action_id(value: Any) -> int:
-    """The id of a Move or a move dict, checked: a text there would be played as a move."""
-    if not is_integer(value):
+def move_id(value: Any) -> int:
+    """The id of a Move or a move dict, checked: a text there would be played as a move. A JSON
+    integer may be written ``5.0`` (move.json)."""
+    if not is_json_integer(value):
         raise MeldmindError(f"a move's 'id' is an action id, not {shown(value)}")
     return int(value)
 

@@ -28,6 +28,12 @@ def is_integer(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
+def is_json_integer(value: Any) -> bool:
+    """A JSON integer: ``is_integer``, or a number without a fraction, since JSON, and JSON
+    Schema's ``"integer"``, take ``1.0`` for ``1``."""
+    return is_integer(value) or (isinstance(value, float) and value.is_integer())
+
+
 def int_range(lo: int, hi: int):
     def check(value: Any) -> bool:
         return is_integer(value) and lo <= value <= hi

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..cards import format_card, mask_cards, parse_cards
-from ..variants import checked_options, int_range, is_bool, is_integer
+from ..variants import checked_options, int_range, is_bool, is_integer, is_json_integer
 from .fields import OBS_FORMAT, OBS_VERSION, FieldReader
 from ..errors import MeldmindError, shown
 from ..kernels import cardverse as KERNEL
@@ -442,7 +442,7 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
         if name not in given:
             raise _Reader.fail(f"missing option {name!r}")
         value = given[name]
-        options[name] = int(value) if of_type is int and _Reader.integral(value) else value
+        options[name] = int(value) if of_type is int and is_json_integer(value) else value
         if not check(options[name]):
             raise _Reader.fail(f"option {name!r} must be {check.__doc__}, not {shown(value)}")
     unknown = sorted(set(given) - set(OPTIONS))
@@ -493,7 +493,7 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
             raise _Reader.fail(f"{key!r} must be an object with just 'slot', 'kind' ('group' or "
                                f"'run') and 'cards', not {shown(meld)}")
         slot = meld["slot"]
-        if not _Reader.integral(slot) or slot != t:
+        if not is_json_integer(slot) or slot != t:
             raise _Reader.fail(f"'{key}.slot' is {shown(slot)}, but a table meld's slot is its "
                                f"index in 'table', which lists the melds in the order they were "
                                f"laid from slot 0 (lay-offs name a meld by it): {t} here")

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 
 from ..cards import parse_cards
 from ..errors import MeldmindError, check_version, json_type, shown
-from ..variants import is_integer
+from ..variants import is_json_integer
 
 
 OBS_FORMAT = "meldmind.observation"
@@ -72,16 +72,9 @@ class FieldReader:
             raise self.fail(f"missing field {key!r}")
         return self.d[key]
 
-    @staticmethod
-    def integral(value: Any) -> bool:
-        """A JSON integer: an integer other than a boolean, or a number without a fraction,
-        since JSON, and JSON Schema's ``"integer"``, take ``1.0`` for ``1`` (as ``"version"``
-        does here)."""
-        return is_integer(value) or (isinstance(value, float) and value.is_integer())
-
     @classmethod
     def int_in(cls, key: str, value: Any, lo: int, hi: int) -> int:
-        if not cls.integral(value) or not lo <= value <= hi:
+        if not is_json_integer(value) or not lo <= value <= hi:
             raise cls.fail(f"{key!r} must be an integer from {lo} to {hi}, not {shown(value)}")
         return int(value)
 

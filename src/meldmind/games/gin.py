@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..cards import format_card, mask_cards, parse_cards
+from ..cards import fold_case, format_card, mask_cards, parse_cards
 from .fields import OBS_FORMAT, OBS_VERSION, FieldReader
 from ..errors import MeldmindError, OptionError, shown
 from ..kernels import gin as KERNEL
@@ -192,7 +192,7 @@ def _history_code(key: str, item: Any, seat: int) -> tuple[int, int]:
             or set(item) - {"seat", "move", "card"}:
         raise _Reader.fail(f"{key!r} must be an object {{\"seat\", \"move\"[, \"card\"]}}, not {shown(item)}")
     who = _Reader.int_in(f"{key}.seat", item.get("seat"), 0, 1)
-    move = item["move"].strip().lower()
+    move = fold_case(item["move"].strip(), upper=False)
     if "card" in item:
         if move != "draw stock" or who != seat:
             raise _Reader.fail(f"{key!r}: only the seat's own stock draws show a card")
@@ -362,8 +362,6 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
                 raise _Reader.fail(f"{_card(_card_ids(held & mask)[0])} is in two zones, {other!r} and "
                                    f"{name!r}")
         count += bin(mask).count("1")
-    if len(pile) != len(set(pile)) or len(layoffs) != len(set(layoffs)):
-        raise _Reader.fail("a card appears twice in the discard pile or the layoffs")
     hidden = sizes[1 - seat] - bin(known[1 - seat]).count("1")
     if count + hidden + stock != 52:
         raise _Reader.fail(f"the cards do not add up: {count} placed + {hidden} hidden in the opponent's "
