@@ -40,6 +40,11 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module 'meldmind' has no attribute {name!r}")
 
+
+def __dir__() -> list[str]:
+    """The lazy names too, for ``dir``, ``help`` and tab completion."""
+    return sorted({*globals(), *_LAZY})
+
 __all__ = [
     "Alternative", "ArenaResult", "Suggestion", "arena", "suggest",
     "BatchAnalysis", "CardError", "Event", "Game", "HandAnalysis", "IllegalMove", "LayOff", "Meld",

@@ -65,6 +65,8 @@ def ai_module(variant: str) -> ModuleType:
 
 @dataclass(frozen=True)
 class Alternative:
+    """A move the search evaluated, with its value: one row of ``Suggestion.alternatives``."""
+
     move: Move
     value: float       # expected return of the move for the seat (the game's return units)
     visits: int        # determinizations that evaluated it
@@ -72,6 +74,9 @@ class Alternative:
 
 @dataclass(frozen=True)
 class Suggestion:
+    """What ``suggest`` returns: the move to play, its estimated value, the best moves the search
+    compared it with (best first) and a plain explanation for the player."""
+
     move: Move
     value: float | None                # the chosen move's expected return; None for heuristics
     alternatives: tuple[Alternative, ...]

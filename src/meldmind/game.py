@@ -146,7 +146,10 @@ def resolve_game_options(module: ModuleType, variant: str, options: Mapping[str,
 
 
 class Game:
-    """A game in progress. Create one with :func:`new_game` or :meth:`Game.from_json`."""
+    """A game in progress. Create one with :func:`new_game` or :meth:`Game.from_json`.
+
+    ``copy.deepcopy`` gives an independent game (a search can play on from a position), and a
+    game pickles, so it can be sent to a worker process."""
 
     def __init__(self, variant: str, *, options: Mapping[str, Any], seed: int | None):
         self.variant = variant
@@ -161,22 +164,37 @@ class Game:
         self.history: list[Event] = [Event("HIDDEN", None, f"deal from seed {self.seed}")]
         self._log_deal()
 
+    # the game modules are not picklable: a pickled game names its variant instead
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in ("_module", "_kernel")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._module = game_module(self.variant)
+        self._kernel = self._module.KERNEL
+
     # -- state -------------------------------------------------------------------------------
     @property
     def players(self) -> int:
+        """The number of seats, numbered from 0."""
         return int(self.options.get("num_players", 2))
 
     @property
     def to_move(self) -> int | None:
+        """The seat to play, or None once the game is over."""
         player = int(self._kernel.current_player(self._state))
         return None if player < 0 else player
 
     @property
     def is_over(self) -> bool:
+        """True once the game has ended (gin: the hand; CardVerse: the target score)."""
         return bool(self._kernel.is_terminal(self._state))
 
     @property
     def returns(self) -> list[float]:
+        """Each seat's return, 0 until the game is over (and for a drawn gin hand): gin, the
+        hand's points for the winner and their opposite for the loser; CardVerse, 1 for the
+        winner of the game and -1/(N-1) for each other seat (the points are in ``scores``)."""
         out = np.zeros(self.players, dtype=np.float64)
         self._kernel.returns(self._state, out)
         return out.tolist()
@@ -199,6 +217,7 @@ class Game:
         return int(self._state[self._kernel.S_PHASE])
 
     def legal_moves(self) -> list[Move]:
+        """The moves the seat to play may make, by action id; empty once the game is over."""
         phase = self._phase()
         return [Move(a, self._module.action_text(a, phase)) for a in self._legal_ids()]
 
@@ -270,7 +289,9 @@ class Game:
             raise IllegalMove(f"action id {shown(action)} is outside 0..{self._kernel.NUM_ACTIONS - 1}")
         phase = self._phase()
         text = self._module.action_text(action, phase)
-        if isinstance(move, Mapping) and "text" in move:
+        if isinstance(move, Move):
+            check_same_move(self.variant, action, text, move.text)
+        elif isinstance(move, Mapping) and "text" in move:
             check_same_move(self.variant, action, text, move["text"])
         reason = int(self._kernel.illegal_reason(self._state, action))
         if reason:
