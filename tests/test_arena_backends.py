@@ -13,7 +13,7 @@ from meldmind.tournament import _ray_backend
 
 
 def _figures(result):
-    return {key: value for key, value in result.to_json().items() if key != "seconds"}
+    return {key: value for key, value in result.to_json().items() if key not in ("seconds", "backend")}
 
 
 def test_an_unknown_backend_is_refused_before_playing():

@@ -4,6 +4,7 @@
     meldmind analyze rami 5H 6H JK1 QS KS AS 2C --json
     meldmind analyze --samples          # a few sample hands of every variant (or: gin --samples)
     meldmind arena gin expert normal --deals 200 --seed 1 [--json]
+    meldmind arena cardverse expert normal --deals 20 --options '{"target_score": 50}'
     meldmind hint --level master < observation.json
     meldmind hint --lines               # one observation per input line, one answer per line
     meldmind demo                       # short arenas on both games, then one hint
@@ -19,7 +20,7 @@ from typing import Any
 
 from .analysis import HandAnalysis, analyze_hand
 from .cards import format_card, parse_cards
-from .errors import MeldmindError, parse_json
+from .errors import MeldmindError, json_type, parse_json
 from .variants import VARIANTS, seed_value
 
 # Exit statuses besides 0. A crash (a meldmind bug, with a traceback) is Python's 1.
@@ -54,8 +55,18 @@ def _describe(variant: str, hand: str, analysis: HandAnalysis) -> str:
     return "\n".join(lines)
 
 
+def _options_flag(text: str | None) -> dict[str, Any] | None:
+    """The game options of ``--options`` (None when not given); its errors name the flag."""
+    if text is None:
+        return None
+    options = parse_json(text, "--options JSON")
+    if not isinstance(options, dict):
+        raise MeldmindError(f"--options must be a JSON object, not {json_type(options)}")
+    return options
+
+
 def _analyze(args: argparse.Namespace) -> int:
-    options = parse_json(args.options, "--options JSON") if args.options else None
+    options = _options_flag(args.options)
     if args.samples and args.cards:
         raise MeldmindError("give cards or --samples, not both")
     if args.samples:
@@ -79,7 +90,8 @@ def _arena(args: argparse.Namespace) -> int:
     from .tournament import arena, format_table
     result = arena(args.variant, args.level_a, args.level_b, deals=args.deals, seed=args.seed,
                    processes=args.processes, budget_ms=args.budget_ms, iterations=args.iterations,
-                   progress=not args.json, backend=args.backend)
+                   options=_options_flag(args.options), progress=not args.json,
+                   backend=args.backend)
     print(json.dumps(result.to_json(), indent=2) if args.json else format_table([result]))
     return 0
 
@@ -204,7 +216,10 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--budget-ms", type=float, default=None, help="search time per decision, in ms")
     arena.add_argument("--iterations", type=int, default=None,
                        help="determinizations per decision, 1 to 10,000,000")
-    arena.add_argument("--json", action="store_true", help="print JSON")
+    arena.add_argument("--options", default=None,
+                       help='game options as a JSON object, e.g. \'{"target_score": 20}\'')
+    arena.add_argument("--json", action="store_true",
+                       help="print JSON: the figures and the settings they were played under")
     arena.set_defaults(run=_arena)
 
     hint = commands.add_parser("hint", help="suggest a move for an observation JSON on stdin",

@@ -15,6 +15,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from multiprocessing import get_context
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -31,19 +32,37 @@ _CHUNK = 8   # deals per task sent to a worker process
 
 @dataclass(frozen=True)
 class ArenaResult:
+    """The outcome of :func:`arena`, and the settings it was played under.
+
+    ``variant``, ``level_a``, ``level_b``, ``deals`` (deal pairs) and ``seed`` name the match;
+    ``options`` are the game options it was played with, defaults filled in; ``iterations`` and
+    ``budget_ms`` the search size per decision, None when not given (neither given: the levels'
+    default budgets); ``backend`` where the games ran, ``"processes"`` or ``"ray"``.
+
+    ``games`` is twice ``deals``; ``wins_a``, ``wins_b`` and ``draws`` (games nobody won) add
+    up to it. ``win_rate`` is A's share of the decided games, None when no game is decided;
+    ``ci95`` its Wilson 95% interval as (low, high), (0.0, 1.0) when no game is decided.
+    ``mean_score_diff`` is A's final score minus B's, per game (gin: the hand's points).
+    ``elo_diff`` is A's Elo advantage that ``win_rate`` implies, None when ``win_rate`` is
+    None, 0 or 1. ``seconds`` is the wall time of the games.
+    """
     variant: str
     level_a: str
     level_b: str
     deals: int
     seed: int
+    options: dict[str, Any]
+    iterations: int | None
+    budget_ms: float | None
+    backend: str
     games: int
     wins_a: int
     wins_b: int
     draws: int
-    win_rate: float                 # A's share of the decided games
-    ci95: tuple[float, float]       # Wilson interval of win_rate
-    mean_score_diff: float          # A's final score minus B's, per game (gin: the hand's points)
-    elo_diff: float | None          # A's Elo advantage from win_rate (None when it is 0 or 1)
+    win_rate: float | None
+    ci95: tuple[float, float]
+    mean_score_diff: float
+    elo_diff: float | None
     seconds: float
 
     def to_json(self) -> dict[str, Any]:
@@ -51,10 +70,12 @@ class ArenaResult:
 
 
 def wilson_interval(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion.
+    """The Wilson score interval of a proportion; with no trials (``n`` 0), all of (0.0, 1.0).
 
     >>> tuple(round(x, 4) for x in wilson_interval(60, 100))
     (0.502, 0.6906)
+    >>> wilson_interval(0, 0)
+    (0.0, 1.0)
     """
     if n == 0:
         return (0.0, 1.0)
@@ -152,17 +173,27 @@ def _ray_backend(backend: str):
     if backend == "processes" or (backend == "auto" and "ray" not in sys.modules
                                   and not os.environ.get("RAY_ADDRESS")):
         return None
-    try:
-        import ray
-    except ImportError:
+    ray = _import_ray()
+    if ray is None:
         if backend == "ray":
-            raise OptionError("the ray backend needs Ray: pip install 'meldmind[ray]'") from None
+            raise OptionError("the ray backend needs Ray: pip install 'meldmind[ray]'")
         return None
     if backend == "auto" and not (ray.is_initialized() or os.environ.get("RAY_ADDRESS")):
         return None
     if not ray.is_initialized():
         ray.init(log_to_driver=False)   # joins RAY_ADDRESS's cluster, or starts a local one
     return ray
+
+
+def _import_ray() -> ModuleType | None:
+    """The ``ray`` module, or None when Ray is not installed. Something else that imports as
+    ``ray`` is no Ray either: a folder named ray imports as a namespace package (Ray's own
+    temp folder /tmp/ray, for a script run from /tmp)."""
+    try:
+        import ray
+    except ImportError:
+        return None
+    return ray if hasattr(ray, "is_initialized") else None
 
 
 def _run_on_ray(ray, jobs: list[tuple], in_flight: int | None, done) -> list:
@@ -238,6 +269,7 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
     deals = int(deals)
     processes = None if processes is None else int(processes)
     iterations = None if iterations is None else int(iterations)
+    budget_ms = None if budget_ms is None else float(budget_ms)
     ray = _ray_backend(backend)
     jobs = [(variant, options, a, b, seed, list(range(i, min(i + _CHUNK, deals))), iterations,
              budget_ms) for i in range(0, deals, _CHUNK)]
@@ -255,11 +287,16 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
     wins_a = sum(returned > 0 for returned, _ in games)
     wins_b = sum(returned < 0 for returned, _ in games)
     decided = wins_a + wins_b
-    rate = wins_a / decided if decided else 0.5
-    return ArenaResult(variant, a, b, deals, seed, len(games), wins_a, wins_b,
-                       len(games) - decided, rate, wilson_interval(wins_a, decided),
-                       float(np.mean([score for _, score in games])), elo_difference(rate),
-                       time.perf_counter() - started)
+    # with no game decided there is no win rate to report, nor an Elo difference from it
+    rate = wins_a / decided if decided else None
+    return ArenaResult(
+        variant, a, b, deals, seed, options=options, iterations=iterations, budget_ms=budget_ms,
+        backend="processes" if ray is None else "ray", games=len(games), wins_a=wins_a,
+        wins_b=wins_b, draws=len(games) - decided, win_rate=rate,
+        ci95=wilson_interval(wins_a, decided),
+        mean_score_diff=float(np.mean([score for _, score in games])),
+        elo_diff=None if rate is None else elo_difference(rate),
+        seconds=time.perf_counter() - started)
 
 
 def _progress(total: int, label: str, enabled: bool):
@@ -275,8 +312,9 @@ def format_table(results: list[ArenaResult]) -> str:
     rows = [header]
     for r in results:
         elo = f"{r.elo_diff:+.0f}" if r.elo_diff is not None else "—"
+        rate = f"{r.win_rate:.1%}" if r.win_rate is not None else "—"
         rows.append((r.variant, r.level_a, r.level_b, str(r.deals), str(r.games), str(r.wins_a),
-                     str(r.wins_b), str(r.draws), f"{r.win_rate:.1%}",
+                     str(r.wins_b), str(r.draws), rate,
                      f"{r.ci95[0]:.1%} – {r.ci95[1]:.1%}", f"{r.mean_score_diff:+.2f}", elo,
                      f"{r.seconds:.1f}s"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
