@@ -2,6 +2,7 @@
 CardVerse, §5 gin). Every claim is checked against the rules engine (by playing the move) or against a
 deadwood computed here, independently of ``meldmind.analysis``.
 """
+import copy
 import random
 import re
 from functools import cache
@@ -29,18 +30,27 @@ def _is_meld(variant, cards):
     return positions == list(range(positions[0], positions[0] + len(cards)))
 
 
+def _value(card, ace_high=False):
+    """A card's points; CardVerse's ``ace_high`` option values aces 11 (§4.1)."""
+    return 11 if ace_high and card[:-1] == "A" else VALUES[card[:-1]]
+
+
+def _ace_high(obs):
+    return bool(obs.get("options", {}).get("ace_high"))
+
+
 @cache
-def own_deadwood(variant, hand):
+def own_deadwood(variant, hand, ace_high=False):
     """The least deadwood of ``hand`` (a frozenset), by trying every meld of its first card."""
     if not hand:
         return 0
     first, rest = min(hand), hand - {min(hand)}
-    best = VALUES[first[:-1]] + own_deadwood(variant, rest)
+    best = _value(first, ace_high) + own_deadwood(variant, rest, ace_high)
     partners = sorted(rest)
     for size in range(2, 5):    # melds of 3-5 cards: a longer run splits into such runs
         for others in _subsets(partners, size):
             if _is_meld(variant, (first, *others)):
-                best = min(best, own_deadwood(variant, rest - set(others)))
+                best = min(best, own_deadwood(variant, rest - set(others), ace_high))
     return best
 
 
@@ -174,8 +184,9 @@ def _check_take_claim(variant, obs, text):
     kind of reason given."""
     hand = frozenset(obs["hand"])
     top = obs["upcard"] if variant == "gin" else obs["discard_pile"][-1]
-    now = own_deadwood(variant, hand)
-    best_after = min(own_deadwood(variant, hand - {d} | {top}) for d in hand)
+    ace_high = _ace_high(obs)
+    now = own_deadwood(variant, hand, ace_high)
+    best_after = min(own_deadwood(variant, hand - {d} | {top}, ace_high) for d in hand)
     if "not lower" in text:
         assert best_after >= now, text
         assert f"deadwood of {now}." in text
@@ -186,7 +197,7 @@ def _check_take_claim(variant, obs, text):
         if drop:    # and the figures, when it gives them
             discard, before, after = drop.group(1), int(drop.group(2)), int(drop.group(3))
             assert (before, after) == (now, best_after)
-            assert own_deadwood(variant, hand - {discard} | {top}) == best_after
+            assert own_deadwood(variant, hand - {discard} | {top}, ace_high) == best_after
         return "lower"
     cards = hand | {top}
     completes = re.search(r"it completes ([^.]+)\.", text)
@@ -220,10 +231,12 @@ def test_the_reviewers_takes_claim_no_lower_deadwood():
 
 def _random_decisions(variant, rng, count, wanted):
     """``count`` (observation, move) pairs from random positions of random games drawn from
-    ``rng``, where ``wanted(observation, move)`` picks the move."""
+    ``rng``, where ``wanted(observation, move)`` picks the move. CardVerse games count aces 11
+    half the time."""
     found = 0
     while found < count:
-        game = new_game(variant, seed=rng.randrange(1 << 30))
+        options = {"ace_high": rng.random() < 0.5} if variant == "cardverse" else None
+        game = new_game(variant, seed=rng.randrange(1 << 30), options=options)
         for _ in range(rng.randrange(0, 50)):
             if game.is_over:
                 break
@@ -256,20 +269,23 @@ def _check_decline_claim(variant, obs, text, searched):
     fits = re.search(r": (\S+) fits none of your melds\.", text)
     if fits:
         assert fits.group(1) == top
-        # no arrangement of the hand with it melds more points than without it
-        assert own_deadwood(variant, cards) == own_deadwood(variant, hand) + VALUES[top[:-1]], text
+        # it makes no meld with any two cards of the hand
+        assert not any(_is_meld(variant, (top, *two)) for two in _subsets(sorted(hand), 2)), text
         return "fits none"
-    meld, reason = re.search(r": \S+ would complete ([^,]+), but ([^.]*)\.", text).groups()
+    verb, meld, reason = re.search(r": \S+ would (complete|make) ([^,]+), but ([^.]*)\.",
+                                   text).groups()
     meld = meld.split()
     assert top in meld and set(meld) <= cards and _is_meld(variant, meld), text
-    now = own_deadwood(variant, hand)
-    best_after = min(own_deadwood(variant, hand - {d} | {top}) for d in hand)
+    ace_high = _ace_high(obs)
+    now = own_deadwood(variant, hand, ace_high)
+    best_after = min(own_deadwood(variant, hand - {d} | {top}, ace_high) for d in hand)
+    kind = "completes" if verb == "complete" else "makes"
     if reason.startswith("taking it would not lower"):
         assert best_after >= now and reason.endswith(f"deadwood of {now}"), text
-        return "no lower"
+        return kind, "no lower"
     assert best_after < now, text
     assert reason == f"{'the search' if searched else 'this level'} prefers an unseen card"
-    return "prefers"
+    return kind, "prefers"
 
 
 def _declines(obs, move):
@@ -287,8 +303,144 @@ def test_decline_explanations_over_random_positions():
             searched = number % 2 == 1
             text = explain(variant, obs, move, 0.0 if searched else None, ())
             kinds[variant].add(_check_decline_claim(variant, obs, text, searched))
-    assert kinds["gin"] == {"fits none", "no lower", "prefers"}
-    assert kinds["cardverse"] >= {"fits none", "prefers"}
+    assert kinds["gin"] >= {"fits none", ("completes", "no lower"), ("completes", "prefers"),
+                            ("makes", "prefers")}
+    assert kinds["cardverse"] >= {"fits none", ("completes", "prefers")}
+
+
+# ---------------------------------------------------------------------------------------------
+# Discards: the meld broken, the partial meld kept, what the opponents have shown
+# ---------------------------------------------------------------------------------------------
+
+def _dead(variant, obs):
+    """Cards no meld can get any more: the discard pile (gin: and its top) and the table."""
+    dead = set(obs["discard_pile"])
+    if variant == "gin":
+        dead |= {obs["upcard"]} - {None} | set(obs["layoffs"])
+        dead |= {c for melds in obs["melds"] for meld in melds for c in meld}
+    else:
+        dead |= {c for meld in obs["table"] for c in meld["cards"]}
+    return dead
+
+
+def _goes_with(variant, a, b):
+    """Same rank, or same suit within two ranks of the variant's runs."""
+    order = RUN_ORDER[variant]
+    return a[:-1] == b[:-1] or (a[-1] == b[-1] and
+                                abs(order.index(a[:-1]) - order.index(b[:-1])) <= 2)
+
+
+def _opponents_took(variant, obs):
+    seat = obs["seat"]
+    if variant == "gin":
+        return {c for s, cards in enumerate(obs["known_cards"]) if s != seat for c in cards}
+    return {c for s, cards in enumerate(obs["hand_history"]["taken"]) if s != seat for c in cards}
+
+
+def _opponents_threw(variant, obs):
+    seat = obs["seat"]
+    if variant == "gin":
+        return {e["move"].split()[1] for e in obs["history"]
+                if e["seat"] != seat and e["move"].startswith("discard ")}
+    return {c for s, cards in enumerate(obs["hand_history"]["discarded"]) if s != seat
+            for c in cards}
+
+
+def _check_discard_claim(variant, obs, text):
+    """Checks the first half of a discard's explanation; returns the kinds of claims made."""
+    card = re.match(r"Discard (\S+): ", text).group(1)
+    hand = frozenset(obs["hand"])
+    ace_high = _ace_high(obs)
+    legal = [m["text"].split()[1] for m in obs["legal_moves"] if m["text"].startswith("discard")]
+    after = {d: own_deadwood(variant, hand - {d}, ace_high) for d in legal}
+    least = min(after.values())
+    kinds = set()
+    breaks = re.search(r": it breaks a meld, but no other discard leaves less deadwood \((\d+)\)", text)
+    worse = re.search(r": it breaks a meld and leaves (\d+) deadwood, where discarding (\S+) "
+                      r"would leave (\d+)", text)
+    partial = re.search(r": it only makes a partial meld, with ([^,]+),", text)
+    if breaks:
+        assert int(breaks.group(1)) == after[card] == least, text
+        kinds.add("breaks, least")
+    elif worse:
+        assert int(worse.group(1)) == after[card] > least == int(worse.group(3)), text
+        assert after[worse.group(2)] == least, text
+        kinds.add("breaks, more")
+    elif partial:
+        dead = _dead(variant, obs)
+        for partner in partial.group(1).split():
+            assert partner in hand and _goes_with(variant, card, partner), text
+            # some third card could still make the pair a meld
+            assert any(_is_meld(variant, (card, partner, third)) for third in ALL_CARDS
+                       if third not in dead | {card, partner}), text
+        kinds.add("partial")
+    else:
+        assert ": it fits none of your melds," in text, text
+        kinds.add("fits none")
+    related_taken = [c for c in _opponents_took(variant, obs) if _goes_with(variant, card, c)]
+    took = re.search(r"took (\S+), which goes with it\.$", text)
+    if took:
+        assert took.group(1) in related_taken, text
+        kinds.add("took")
+    elif "has not shown interest in" in text:
+        assert not related_taken, text
+        assert not [c for c in _opponents_threw(variant, obs) - {card}
+                    if _goes_with(variant, card, c)], text
+        kinds.add("no interest")
+    else:
+        thrown = re.search(r"threw away (\S+), so it is unlikely to want it\.$", text).group(1)
+        assert not related_taken and thrown in _opponents_threw(variant, obs), text
+        assert _goes_with(variant, card, thrown), text
+        kinds.add("threw")
+    return kinds
+
+
+ALL_CARDS = [r + s for s in "CDHS" for r in RUN_ORDER["gin"]]
+
+
+def test_discard_explanations_over_random_positions():
+    kinds = {"gin": set(), "cardverse": set()}
+    rng = random.Random(13)
+    for variant in kinds:
+        for obs, move in _random_decisions(variant, rng, 400,
+                                           lambda obs, m: m.text.startswith("discard")):
+            # every discard of the position, not only the first: random levels break melds
+            for entry in obs["legal_moves"]:
+                if entry["text"].startswith("discard"):
+                    text = explain(variant, obs, Move(entry["id"], entry["text"]), None, ())
+                    if "go out" not in text and "as a draw" not in text:
+                        kinds[variant] |= _check_discard_claim(variant, obs, text)
+    # a meld card that leaves the least deadwood is rare in random hands: see the story below
+    for variant in kinds:
+        assert kinds[variant] >= {"breaks, more", "partial", "fits none", "took", "threw",
+                                  "no interest"}, (variant, kinds[variant])
+
+
+def test_the_reviewers_discards():
+    # QH and QS lie in the discard pile: QD and QC can never meld
+    gin = {"variant": "gin", "seat": 0, "hand": "AC 4C 8C QC AD 4D 5D QD AH 7H 8H".split(),
+           "discard_pile": ["QH", "2S", "QS"], "upcard": "9S", "known_cards": [[], []]}
+    text = explain("gin", gin, Move(0, "discard QD"), None, ())
+    assert "partial meld" not in text and text.startswith("Discard QD: it fits none"), text
+    # the opponent took QH this hand and has melded it since: it has shown interest in queens
+    cv = {"variant": "cardverse", "seat": 0, "hand": "QC 4D 9H".split(), "hand_sizes": [3, 4],
+          "taken_from_discard": [[], []], "discard_pile": ["2S"],
+          "table": [{"cards": ["QH", "KH", "AH"]}],
+          "hand_history": {"taken": [[], ["QH"]], "discarded": [[], []], "declined": [[], []]}}
+    text = explain("cardverse", cv, Move(0, "discard QC"), None, ())
+    assert text.endswith("but your opponent took QH, which goes with it."), text
+    # every card melds: dropping the end of the four-card run leaves no deadwood
+    gin = {"variant": "gin", "seat": 0, "hand": "5C 5D 5H 9D 10D JD QD 2S 3S 4S 5S".split(),
+           "discard_pile": [], "upcard": None, "known_cards": [[], []]}
+    gin["legal_moves"] = [{"id": 0, "text": f"discard {c}"} for c in gin["hand"]]
+    text = explain("gin", gin, Move(0, "discard QD"), None, ())
+    assert text.startswith("Discard QD: it breaks a meld, but no other discard leaves less "
+                           "deadwood (0)"), text
+    assert _check_discard_claim("gin", dict(gin, history=[]), text) == {"breaks, least",
+                                                                        "no interest"}
+    text = explain("gin", gin, Move(0, "discard 5S"), None, ())
+    assert _check_discard_claim("gin", dict(gin, history=[]), text) == {"breaks, least",
+                                                                        "no interest"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -303,7 +455,7 @@ def _hand_may_end_game(obs):
 
 
 def _wins_the_game(game, move):
-    trial = Game.from_json(game.to_json())
+    trial = copy.deepcopy(game)
     seat = trial.to_move
     trial.play(move)
     return trial.is_over and trial.observation(seat)["game_winner"] == seat
@@ -348,7 +500,7 @@ def test_a_first_hand_to_100_is_valued_in_points():
 
 def _ends_the_hand(variant, game, move):
     """(the hand is over after ``move``, how it ended) by playing it on a copy."""
-    trial = Game.from_json(game.to_json())
+    trial = copy.deepcopy(game)
     seat = trial.to_move
     before = trial.observation(seat).get("hand_number")
     trial.play(move)
@@ -360,24 +512,34 @@ def _ends_the_hand(variant, game, move):
 
 
 def test_explanations_say_when_a_move_ends_the_hand():
-    claims = {"out": 0, "repeated_move": 0}
+    claims = {"out": 0, "repeated_move": 0, "empty_stock": 0}
     rng = random.Random(5)
     for variant in ("gin", "cardverse"):
-        for _ in range(60):
-            game = new_game(variant, seed=rng.randrange(1 << 30))
+        for number in range(60):
+            options = {"ace_high": number % 2 == 1} if variant == "cardverse" else None
+            game = new_game(variant, seed=rng.randrange(1 << 30), options=options)
             while not game.is_over:
                 obs = game.observation(game.to_move)
+                # draws only near the end of the stock, where drawing may end the hand
+                kinds = ("discard", "lay", "draw") if obs["stock_size"] <= 2 else ("discard", "lay")
                 for move in game.legal_moves():
-                    if move.text.split()[0] not in ("discard", "lay"):
+                    if move.text.split()[0] not in kinds:
                         continue
                     ended, how = _ends_the_hand(variant, game, move)
                     text = explain(variant, obs, move, None, ())
                     said_out = "so you go out and win the hand" in text
                     said_draw = "ends the hand as a draw" in text
+                    empty = re.search(r"the stock is empty, so this ends the hand, and the lowest "
+                                      r"hand value wins it; yours is (\d+)\.$", text)
                     assert said_out == (ended and how == "out"), text
                     assert said_draw == (ended and how == "repeated_move"), text
+                    assert bool(empty) == (ended and how == "empty_stock"), text
+                    if empty:
+                        held = sum(_value(c, _ace_high(obs)) for c in obs["hand"])
+                        assert int(empty.group(1)) == held, text
                     claims["out"] += said_out
                     claims["repeated_move"] += said_draw
+                    claims["empty_stock"] += bool(empty)
                 # random play, taking the upcard and throwing it straight back half the time
                 moves = game.legal_moves()
                 back = [m for m in moves if obs.get("prev_upcard") and
@@ -385,4 +547,29 @@ def test_explanations_say_when_a_move_ends_the_hand():
                 game.play(back[0] if back and rng.random() < 0.5 else rng.choice(moves))
                 if variant == "cardverse" and game.observation(0)["hand_number"] > 1:
                     break
-    assert claims["out"] >= 1 and claims["repeated_move"] >= 1, claims
+    assert min(claims.values()) >= 1, claims
+
+
+def _respelt(obs):
+    """``obs`` with its tens written T and its suits in lower case, as RULES.md §7 allows."""
+    def card(c):
+        return ("T" if c.startswith("10") else c[:-1]) + c[-1].lower()
+    out = dict(obs, hand=[card(c) for c in obs["hand"]],
+               discard_pile=[card(c) for c in obs["discard_pile"]])
+    if obs["variant"] == "gin" and obs["upcard"]:
+        out["upcard"] = card(obs["upcard"])
+    return out
+
+
+def test_a_hint_reads_cards_however_they_are_spelt():
+    """An outside server may spell cards its own way: the explanation names them as the engine
+    does and says the same."""
+    rng = random.Random(17)
+    for variant in ("gin", "cardverse"):
+        for obs, _ in _random_decisions(variant, rng, 40,
+                                        lambda obs, m: any("10" in c for c in obs["hand"])):
+            spelt = _respelt(obs)
+            assert spelt["hand"] != obs["hand"]
+            for level in ("beginner", "normal"):
+                assert (meldmind.suggest(spelt, level=level, seed=3).explanation ==
+                        meldmind.suggest(obs, level=level, seed=3).explanation)

@@ -298,5 +298,6 @@ def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "maste
         if visits[decision.action]:
             value = float(values[decision.action] / visits[decision.action])
     chosen = move(decision.action)
-    text = explain(variant, data, chosen, value, alternatives)
+    # explained from the array's own dict, whose cards are spelt as the engine spells them
+    text = explain(variant, module.observation_dict(obs, None), chosen, value, alternatives)
     return Suggestion(chosen, value, alternatives, text, level_name(level), decision.iterations)

@@ -30,6 +30,26 @@ ace is high):
 >>> explain("cardverse", obs, Move(40, "discard 2S"), None, ())
 'Discard 2S: it fits none of your melds, and your opponent has not shown interest in twos.'
 
+A pair whose completing cards are all dead (in the discard pile or on the table) is no partial
+meld, and a card taken from a meld is weighed against the other discards:
+
+>>> obs = {"variant": "gin", "seat": 0, "hand": "9D 9H 2S 3S 4S 5S KD 7C 7D 7H 7S".split(),
+...        "discard_pile": ["9C"], "upcard": "9S"}
+>>> explain("gin", obs, Move(21, "discard 9D"), None, ())
+'Discard 9D: it fits none of your melds, and your opponent has not shown interest in nines.'
+>>> explain("gin", obs, Move(41, "discard 4S"), None, ())
+'Discard 4S: it breaks a meld and leaves 38 deadwood, where discarding KD would leave 18, and your opponent has not shown interest in fours.'
+>>> obs["hand"] = "9D 9H 9S 2S 3S 4S 5S 7C 7D 7H 7S".split()     # every card melds
+>>> explain("gin", obs, Move(42, "discard 5S"), None, ())
+'Discard 5S: it breaks a meld, but no other discard leaves less deadwood (0), and your opponent has not shown interest in fives.'
+
+Drawing from CardVerse's empty stock ends the hand (RULES.md §4.6):
+
+>>> cv = {"variant": "cardverse", "seat": 0, "hand": ["AS", "4D"], "stock_size": 0,
+...       "options": {"ace_high": True}}
+>>> explain("cardverse", cv, Move(0, "draw stock"), None, ())
+'Draw from the stock: the stock is empty, so this ends the hand, and the lowest hand value wins it; yours is 15.'
+
 With the search's values (the move kept can trail the best one by a little: the search credits
 the heuristic's move against its own noise, and master may bluff):
 
@@ -110,8 +130,9 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from .analysis import HandAnalysis, analyze_hand, layoff_targets
-from .cards import RANKS, parse_cards
+from .cards import RANKS, SUITS, parse_cards
 from .game import Move
+from .games.cardverse import KERNEL as CARDVERSE_KERNEL
 from .games.gin import KERNEL as GIN_KERNEL, PARAMETERS as GIN_PARAMETERS
 
 RANK_NAMES = {"A": "aces", "2": "twos", "3": "threes", "4": "fours", "5": "fives", "6": "sixes",
@@ -134,16 +155,74 @@ def _related(variant: str, a: str, b: str) -> bool:
     return a[-1] == b[-1] and abs(order.index(_rank(a)) - order.index(_rank(b))) <= 2
 
 
-def _loose_partners(variant: str, analysis: HandAnalysis, card: str) -> list[str]:
-    """The cards outside the hand's melds that ``card`` could one day meld with."""
-    return [c for c in analysis.deadwood if c != card and _related(variant, card, c)]
+def _ace_high(variant: str, obs: Mapping[str, Any]) -> bool:
+    return variant == "cardverse" and bool((obs.get("options") or {}).get("ace_high"))
+
+
+def _analyze(variant: str, obs: Mapping[str, Any], cards: Sequence[str]) -> HandAnalysis:
+    """The best partition of ``cards``, with aces valued as the game's options say."""
+    return analyze_hand(variant, cards,
+                        options={"ace_high": True} if _ace_high(variant, obs) else None)
+
+
+def _completers(variant: str, a: str, b: str) -> list[str]:
+    """The cards that would make the related cards ``a`` and ``b`` a meld of three."""
+    if _rank(a) == _rank(b):
+        return [_rank(a) + s for s in SUITS if s not in (a[-1], b[-1])]
+    order = RUN_ORDER[variant]
+    low, high = sorted((order.index(_rank(a)), order.index(_rank(b))))
+    ends = [low + 1] if high - low == 2 else [low - 1, high + 1]
+    return [order[k] + a[-1] for k in ends if 0 <= k < len(order)]
+
+
+def _dead_cards(variant: str, obs: Mapping[str, Any]) -> set[str]:
+    """Cards no meld of the seat's can get any more: the discard pile, whose buried cards never
+    come back, and the table (RULES.md §4.9)."""
+    dead = set(obs.get("discard_pile") or [])
+    if variant == "gin":
+        dead.update(card for card in [obs.get("upcard")] if card)
+        dead.update(card for melds in obs.get("melds") or [] for meld in melds for card in meld)
+        dead.update(obs.get("layoffs") or [])
+    else:
+        dead.update(card for meld in obs.get("table") or [] for card in meld["cards"])
+    return dead
+
+
+def _loose_partners(variant: str, obs: Mapping[str, Any], analysis: HandAnalysis,
+                    card: str) -> list[str]:
+    """The cards outside the hand's melds that ``card`` makes a partial meld with: related,
+    with a completing card not yet dead."""
+    dead = _dead_cards(variant, obs)
+    return [c for c in analysis.deadwood if c != card and _related(variant, card, c)
+            and any(x not in dead for x in _completers(variant, card, c))]
+
+
+def _meld_of_three(variant: str, hand: Sequence[str], card: str) -> tuple[str, ...] | None:
+    """A meld of three that ``card`` makes with cards of ``hand``, if any, whether or not the
+    hand's best partition would use it."""
+    same = [c for c in hand if _rank(c) == _rank(card)]
+    if len(same) >= 2:
+        return tuple(sorted(same[:2] + [card], key=lambda c: SUITS.index(c[-1])))
+    order = RUN_ORDER[variant]
+    at = order.index(_rank(card))
+    for low in range(max(at - 2, 0), min(at, len(order) - 3) + 1):
+        run = tuple(order[k] + card[-1] for k in range(low, low + 3))
+        if all(c == card or c in hand for c in run):
+            return run
+    return None
 
 
 def _opponents_cards(variant: str, obs: Mapping[str, Any]) -> list[str]:
-    """Cards the seat knows to be in opponents' hands (taken openly from the discard)."""
+    """Cards the opponents took openly: in gin those known to be in its hand, in CardVerse
+    every discard taken this hand, held ones first, even if melded since."""
     seat = obs.get("seat", 0)
-    known = obs.get("known_cards") if variant == "gin" else obs.get("taken_from_discard")
-    return [c for s, cards in enumerate(known or []) if s != seat for c in cards]
+    if variant == "gin":
+        known = [obs.get("known_cards") or []]
+    else:
+        known = [obs.get("taken_from_discard") or [],
+                 (obs.get("hand_history") or {}).get("taken") or []]
+    cards = [c for seats in known for s, taken in enumerate(seats) if s != seat for c in taken]
+    return list(dict.fromkeys(cards))
 
 
 def _opponents_discards(variant: str, obs: Mapping[str, Any]) -> list[str]:
@@ -187,10 +266,16 @@ def _hand_end(variant: str, obs: Mapping[str, Any], laid: Sequence[str]) -> str 
 
 def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
     hand = list(obs.get("hand", []))
-    analysis = analyze_hand(variant, hand)
-    partners = _loose_partners(variant, analysis, card)
+    analysis = _analyze(variant, obs, hand)
+    partners = _loose_partners(variant, obs, analysis, card)
     if _melds_with(analysis, card):
-        first = "it breaks a meld, but keeping the rest scores better"
+        after = _deadwood_after_discards(variant, obs, hand, _no_rediscard(variant, obs))
+        best = min(after, key=after.__getitem__)
+        if after[card] <= after[best]:
+            first = f"it breaks a meld, but no other discard leaves less deadwood ({after[card]})"
+        else:
+            first = (f"it breaks a meld and leaves {after[card]} deadwood, where discarding "
+                     f"{best} would leave {after[best]}")
     elif partners:
         first = f"it only makes a partial meld, with {' '.join(partners)}"
     else:
@@ -206,9 +291,17 @@ def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
     return f"{first}, and {who} has not shown interest in {RANK_NAMES[_rank(card)]}"
 
 
+def _no_rediscard(variant: str, obs: Mapping[str, Any]) -> list[str]:
+    """The card the seat may not discard this turn: CardVerse's card just taken from the
+    discard pile, unless the option allows it back (RULES.md §4.10, Decision 6)."""
+    taken = obs.get("taken_this_turn") if variant == "cardverse" else None
+    allowed_back = not (obs.get("options") or {}).get("no_immediate_rediscard", True)
+    return [] if taken is None or allowed_back else [taken]
+
+
 def _take_reason(variant: str, obs: Mapping[str, Any], top: str) -> str:
     hand = list(obs.get("hand", []))
-    analysis = analyze_hand(variant, hand + [top])
+    analysis = _analyze(variant, obs, hand + [top])
     melds = _melds_with(analysis, top)
     if melds:
         return f"it completes {' '.join(melds[0])}"
@@ -216,21 +309,28 @@ def _take_reason(variant: str, obs: Mapping[str, Any], top: str) -> str:
     fits = layoff_targets(variant, [top], table) if table else []
     if fits:
         return f"you can lay it off on {' '.join(table[fits[0].meld])}"
-    partners = _loose_partners(variant, analysis, top)
+    partners = _loose_partners(variant, obs, analysis, top)
     if partners:
         return f"it builds on {' '.join(partners)}"
-    now, discard, after = _deadwood_after_taking(variant, hand, top)
+    now, discard, after = _deadwood_after_taking(variant, obs, hand, top)
     if after < now:
         return f"with {discard} discarded, your deadwood drops from {now} to {after}"
     return f"it does not lower your deadwood of {now}"
 
 
-def _deadwood_after_taking(variant: str, hand: list[str], top: str) -> tuple[int, str, int]:
+def _deadwood_after_discards(variant: str, obs: Mapping[str, Any], cards: Sequence[str],
+                             kept: Sequence[str]) -> dict[str, int]:
+    """The deadwood left by each discard from ``cards`` but those ``kept``."""
+    return {d: _analyze(variant, obs, [c for c in cards if c != d]).deadwood_points
+            for d in cards if d not in kept}
+
+
+def _deadwood_after_taking(variant: str, obs: Mapping[str, Any], hand: list[str],
+                           top: str) -> tuple[int, str, int]:
     """(deadwood now, the best discard after taking ``top``, deadwood after that discard)."""
-    now = analyze_hand(variant, hand).deadwood_points
+    now = _analyze(variant, obs, hand).deadwood_points
     # the card taken stays: gin gains nothing by throwing it back, CardVerse forbids it
-    after = {d: analyze_hand(variant, [c for c in hand if c != d] + [top]).deadwood_points
-             for d in hand}
+    after = _deadwood_after_discards(variant, obs, hand + [top], [top])
     discard = min(after, key=after.__getitem__)
     return now, discard, after[discard]
 
@@ -240,14 +340,27 @@ def _decline_reason(variant: str, obs: Mapping[str, Any], searched: bool) -> str
     if top is None:
         return "the discard pile is empty"
     hand = list(obs.get("hand", []))
-    melds = _melds_with(analyze_hand(variant, hand + [top]), top)
-    if not melds:
-        return f"{top} fits none of your melds"
-    completes = f"{top} would complete {' '.join(melds[0])}"
-    now, _, after = _deadwood_after_taking(variant, hand, top)
+    melds = _melds_with(_analyze(variant, obs, hand + [top]), top)
+    if melds:
+        completes = f"{top} would complete {' '.join(melds[0])}"
+    else:
+        three = _meld_of_three(variant, hand, top)
+        if three is None:
+            return f"{top} fits none of your melds"
+        completes = f"{top} would make {' '.join(three)}"
+    now, _, after = _deadwood_after_taking(variant, obs, hand, top)
     if after >= now:
         return f"{completes}, but taking it would not lower your deadwood of {now}"
     return f"{completes}, but {'the search' if searched else 'this level'} prefers an unseen card"
+
+
+def _empty_stock_reason(obs: Mapping[str, Any]) -> str:
+    """CardVerse's draw from an empty stock ends the hand (RULES.md §4.6)."""
+    ace_high = _ace_high("cardverse", obs)
+    value = sum(int(CARDVERSE_KERNEL.card_value(c, ace_high))
+                for c in parse_cards("cardverse", obs.get("hand", [])))
+    return (f"the stock is empty, so this ends the hand, and the lowest hand value wins it; "
+            f"yours is {value}")
 
 
 def _gin_pass_reason(obs: Mapping[str, Any], searched: bool) -> str:
@@ -350,15 +463,19 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
         assert top is not None, "a take is legal only from a non-empty discard pile"
         head, reason = f"Take the {top}", _take_reason(variant, obs, top)
     elif text == "draw stock":
-        head, reason = "Draw from the stock", _decline_reason(variant, obs, value is not None)
+        head = "Draw from the stock"
+        if variant == "cardverse" and obs.get("stock_size") == 0:
+            reason = _empty_stock_reason(obs)
+        else:
+            reason = _decline_reason(variant, obs, value is not None)
     elif text == "pass":
         head, reason = "Pass", _gin_pass_reason(obs, value is not None)
     elif text == "knock":
         hand = list(obs.get("hand", []))
         if obs.get("phase") == "wall":     # knocking at the wall takes the upcard (RULES.md §5)
             hand.append(obs["upcard"])
-        best = min(analyze_hand(variant, [c for c in hand if c != drop]).deadwood_points
-                   for drop in hand) if len(hand) == 11 else analyze_hand(variant, hand).deadwood_points
+        best = min(_deadwood_after_discards(variant, obs, hand, []).values()) \
+            if len(hand) == 11 else _analyze(variant, obs, hand).deadwood_points
         head, reason = "Knock", f"your deadwood after the discard is {best}"
     elif words[:2] == ["lay", "meld"]:
         head = f"Lay {' '.join(words[2:])}"
