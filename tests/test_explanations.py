@@ -313,8 +313,9 @@ def test_decline_explanations_over_random_positions():
 # ---------------------------------------------------------------------------------------------
 
 def _dead(variant, obs):
-    """Cards no meld can get any more: the discard pile (gin: and its top) and the table."""
-    dead = set(obs["discard_pile"])
+    """Cards no meld can get any more: the table and the discard history, that is the pile (gin:
+    and its top) and the discards the opponents took."""
+    dead = set(obs["discard_pile"]) | _opponents_took(variant, obs)
     if variant == "gin":
         dead |= {obs["upcard"]} - {None} | set(obs["layoffs"])
         dead |= {c for melds in obs["melds"] for meld in melds for c in meld}

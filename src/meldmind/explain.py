@@ -176,9 +176,10 @@ def _completers(variant: str, a: str, b: str) -> list[str]:
 
 
 def _dead_cards(variant: str, obs: Mapping[str, Any]) -> set[str]:
-    """Cards no meld of the seat's can get any more: the discard pile, whose buried cards never
-    come back, and the table (RULES.md §4.9)."""
-    dead = set(obs.get("discard_pile") or [])
+    """Cards no meld of the seat's can get any more (RULES.md §4.9): the table and the discard
+    history, that is the pile, whose buried cards never come back, and the discards the
+    opponents took."""
+    dead = set(obs.get("discard_pile") or []) | set(_opponents_cards(variant, obs))
     if variant == "gin":
         dead.update(card for card in [obs.get("upcard")] if card)
         dead.update(card for melds in obs.get("melds") or [] for meld in melds for card in meld)
