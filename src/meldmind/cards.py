@@ -49,9 +49,14 @@ def card_bit(variant: Variant | str, card: int) -> int:
     return card
 
 
+_NAMES_52 = tuple(rank + suit for suit in SUITS for rank in RANKS)
+
+
 def format_card(variant: Variant | str, card: int) -> str:
     """Canonical text of a card id."""
     deck = variant_named(variant).deck
+    if type(card) is int and 0 <= card < 52 and deck != "kirolo":   # observations name many
+        return _NAMES_52[card]
     if not is_integer(card):    # True would pass as card 1; a text would fail the comparisons
         raise CardError(f"a card id is an integer, not {shown(card)} (parse_cards reads card "
                         "texts)")
@@ -64,8 +69,7 @@ def format_card(variant: Variant | str, card: int) -> str:
             if first <= card < first + copies:
                 return name
     elif 0 <= card < 52:
-        suit, rank = divmod(card, 13)
-        return RANKS[rank] + SUITS[suit]
+        return _NAMES_52[card]
     elif deck == "52+jokers" and card in JOKER_52:
         return f"JK{card - 51}"
     raise CardError(f"card id {card} does not exist in {variant_named(variant).name}")
