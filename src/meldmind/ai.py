@@ -222,8 +222,10 @@ def _check_legal_moves(variant: str, module: ModuleType, phase: int, listed: Any
 
 
 def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
-           iterations: int | None = None, budget_ms: float | None = None) -> Decision:
-    """The move of ``level`` for the seat of the observation array ``obs``."""
+           iterations: int | None = None, budget_ms: float | None = None,
+           started: float | None = None) -> Decision:
+    """The move of ``level`` for the seat of the observation array ``obs``; ``budget_ms`` runs
+    from ``started``, a ``time.perf_counter()`` reading (default: now)."""
     name = level_name(level)
     check_budget(iterations, budget_ms)
     iterations = None if iterations is None else int(iterations)   # numpy's too, for JSON
@@ -248,7 +250,7 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
             _search(ai, obs, number, seed, done, count, values, visits)
             done += count
     else:
-        deadline = time.perf_counter() + budget_ms / 1000
+        deadline = (time.perf_counter() if started is None else started) + budget_ms / 1000
         limit = iterations if iterations is not None else MAX_ITERATIONS
         count = min(_FIRST_SLICE, limit)
         while count >= 1:
@@ -277,12 +279,14 @@ def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "maste
     The observation's ``legal_moves``, if it has them, must name every legal move once, each
     as ``Game.play`` takes a move object: by id, by text, or by both naming the same move.
     """
+    started = time.perf_counter()      # reading and checking the observation is on the budget
     variant, module, data, obs = _read_observation(observation)
     phase = int(obs[module.KERNEL.O_PHASE])
     if "legal_moves" in data:   # before the search: a refused observation gets no search
         buffer, n = _legal_buffer(module.KERNEL, obs, 0)
         _check_legal_moves(variant, module, phase, data["legal_moves"], buffer[:n].tolist())
-    decision = decide(variant, level, obs, seed=seed, iterations=iterations, budget_ms=budget_ms)
+    decision = decide(variant, level, obs, seed=seed, iterations=iterations, budget_ms=budget_ms,
+                      started=started)
 
     def move(action: int) -> Move:
         return Move(action, module.action_text(action, phase))

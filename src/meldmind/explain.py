@@ -129,7 +129,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from .analysis import HandAnalysis, analyze_hand, layoff_targets
+import numpy as np
+
+from .analysis import HandAnalysis, analyze_batch, analyze_hand, layoff_targets
 from .cards import RANKS, SUITS, parse_cards
 from .game import Move
 from .games.cardverse import KERNEL as CARDVERSE_KERNEL
@@ -321,9 +323,14 @@ def _take_reason(variant: str, obs: Mapping[str, Any], top: str) -> str:
 
 def _deadwood_after_discards(variant: str, obs: Mapping[str, Any], cards: Sequence[str],
                              kept: Sequence[str]) -> dict[str, int]:
-    """The deadwood left by each discard from ``cards`` but those ``kept``."""
-    return {d: _analyze(variant, obs, [c for c in cards if c != d]).deadwood_points
-            for d in cards if d not in kept}
+    """The deadwood left by each discard from ``cards`` but those ``kept``, in one batch: a
+    hint is explained after its search, inside the caller's budget."""
+    choices = [c for c in cards if c not in kept]
+    whole = sum(1 << c for c in parse_cards(variant, cards))     # 52-card ids are their bits
+    masks = np.array([whole & ~(1 << c) for c in parse_cards(variant, choices)], np.uint64)
+    options = {"ace_high": True} if _ace_high(variant, obs) else None
+    points = analyze_batch(variant, masks, options=options).deadwood_points
+    return dict(zip(choices, points.tolist()))
 
 
 def _deadwood_after_taking(variant: str, obs: Mapping[str, Any], hand: list[str],

@@ -103,6 +103,7 @@ def _move_forms(variant: str) -> tuple[list[list[str]], set[str]]:
     return [verb.split() for verb in verbs], {place.split()[0] for _, _, place in keys if place}
 
 
+@functools.lru_cache(maxsize=4096)     # a server's hints list the same few hundred moves
 def _read_move(variant: str, text: str) -> MoveKey | None:
     """The key of a move text; None when no verb of the game's moves begins it. A malformed
     card raises the card parser's ``CardError`` naming it."""
