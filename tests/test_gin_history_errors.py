@@ -109,6 +109,19 @@ def test_an_own_discard_of_a_card_never_held_is_named():
     assert _refusal(d) == _named(k, f"discard {card}", 0, gin.REASONS[K.R_NOT_IN_HAND])
 
 
+def test_the_opponents_discard_of_a_face_up_card_is_named():
+    """Seat 0, as seat 1 sees it, 'discards' a card the history had already discarded (the
+    oldest in the pile, or the upcard its own stock draw just buried): its hidden cards cannot
+    hold a card lying face up."""
+    game, states, k = _discard_of_seat_0(lambda game, states, k: states[k][K.S_DISCARD_COUNT] > 1
+                                         and game.moves[k - 1] == K.DRAW_STOCK)
+    pile = states[k][K.S_DISCARDS:K.S_DISCARDS + states[k][K.S_DISCARD_COUNT]]
+    for card in gin.mask_cards("gin", (1 << int(pile[0])) | (1 << int(pile[-1]))):
+        d = _observation(game, k + 2, 1)
+        d["history"][k] = {"seat": 0, "move": f"discard {card}"}
+        assert _refusal(d) == _named(k, f"discard {card}", 0, f"{card} is already in the discard pile")
+
+
 def test_a_knock_where_none_was_legal_is_named():
     """A knock instead of seat 0's discard with too much deadwood, and instead of the draw before
     it (seen by seat 1: a move whose legality no hidden card changes)."""

@@ -607,7 +607,29 @@ def _why_illegal(obs: np.ndarray, i: int, action: int, state: np.ndarray,
     # a knock or meld is legal or not by the hand's cards, which may be guessed
     if reason and not (state[K.S_HAND + who] & guessed and reason in _REASONS_OF_HIDDEN_CARDS):
         return REASONS[reason]
+    # the replay may have to put a card in the opponent's hand that the history had already
+    # shown elsewhere: a card face up cannot leave a hand
+    leaving = [action] if action < K.NUM_CARDS else \
+        meld_cards(action - K.MELD_BASE) if action >= K.MELD_BASE else []
+    pile, table = _face_up_cards(state)
+    for card in leaving:
+        if (pile | table) >> card & 1:
+            return f"{_card(card)} is already {'in the discard pile' if pile >> card & 1 else 'on the table'}"
     return None
+
+
+def _face_up_cards(state: np.ndarray) -> tuple[int, int]:
+    """The cards of ``state``'s discard pile with its upcard, and those laid on the table."""
+    K = KERNEL
+    pile = _mask(int(c) for c in state[K.S_DISCARDS:K.S_DISCARDS + state[K.S_DISCARD_COUNT]])
+    if state[K.S_UPCARD] >= 0:
+        pile |= 1 << int(state[K.S_UPCARD])
+    table = _mask(int(c) for c in state[K.S_LAYOFFS:K.S_LAYOFFS + state[K.S_LAYOFF_COUNT]])
+    for p in range(2):
+        base = K.S_MELDS + p * K.MAX_MELDS_LAID
+        for meld in state[base:base + state[K.S_MELD_COUNT + p]]:
+            table |= int(K.MELD_MASK[meld])
+    return pile, table
 
 
 def _unplayable(obs: np.ndarray, i: int, why: str | None) -> str:
