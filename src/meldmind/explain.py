@@ -30,8 +30,9 @@ ace is high):
 >>> explain("cardverse", obs, Move(40, "discard 2S"), None, ())
 'Discard 2S: it fits none of your melds, and your opponent has not shown interest in twos.'
 
-A pair whose completing cards are all dead (in the discard pile or on the table) is no partial
-meld, and a card taken from a meld is weighed against the other discards:
+A pair whose completing cards are all dead (in the discard pile, taken from it by an opponent,
+or on the table) is no partial meld, and a card taken from a meld is weighed against the other
+discards:
 
 >>> obs = {"variant": "gin", "seat": 0, "hand": "9D 9H 2S 3S 4S 5S KD 7C 7D 7H 7S".split(),
 ...        "discard_pile": ["9C"], "upcard": "9S"}
@@ -161,10 +162,14 @@ def _ace_high(variant: str, obs: Mapping[str, Any]) -> bool:
     return variant == "cardverse" and bool((obs.get("options") or {}).get("ace_high"))
 
 
+def _analysis_options(variant: str, obs: Mapping[str, Any]) -> dict[str, bool] | None:
+    """The hand analysis's options: aces valued as the game's options say."""
+    return {"ace_high": True} if _ace_high(variant, obs) else None
+
+
 def _analyze(variant: str, obs: Mapping[str, Any], cards: Sequence[str]) -> HandAnalysis:
-    """The best partition of ``cards``, with aces valued as the game's options say."""
-    return analyze_hand(variant, cards,
-                        options={"ace_high": True} if _ace_high(variant, obs) else None)
+    """The best partition of ``cards``."""
+    return analyze_hand(variant, cards, options=_analysis_options(variant, obs))
 
 
 def _completers(variant: str, a: str, b: str) -> list[str]:
@@ -328,7 +333,7 @@ def _deadwood_after_discards(variant: str, obs: Mapping[str, Any], cards: Sequen
     choices = [c for c in cards if c not in kept]
     whole = sum(1 << c for c in parse_cards(variant, cards))     # 52-card ids are their bits
     masks = np.array([whole & ~(1 << c) for c in parse_cards(variant, choices)], np.uint64)
-    options = {"ace_high": True} if _ace_high(variant, obs) else None
+    options = _analysis_options(variant, obs)
     points = analyze_batch(variant, masks, options=options).deadwood_points
     return dict(zip(choices, points.tolist()))
 

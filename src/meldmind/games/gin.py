@@ -614,7 +614,8 @@ def _why_illegal(obs: np.ndarray, i: int, action: int, state: np.ndarray,
     pile, table = _face_up_cards(state)
     for card in leaving:
         if (pile | table) >> card & 1:
-            return f"{_card(card)} is already {'in the discard pile' if pile >> card & 1 else 'on the table'}"
+            where = "in the discard pile" if pile >> card & 1 else "on the table"
+            return f"{_card(card)} is already {where}"
     return None
 
 
