@@ -916,7 +916,7 @@ def improve_turns(obs):
 @njit(cache=True)
 def _sample(obs, dseed, turns):
     st = G.determinize(obs, dseed)
-    if turns > 0:
+    if turns > 0 and not G.hides_knockers_cards(obs):     # a knocker's hand is final
         opp = 1 - obs[G.O_SEAT]
         improve_opponent(st, opp, obs[G.O_KNOWN + opp], turns, obs[G.O_KNOCK_CARD])
     return st

@@ -934,6 +934,30 @@ def unseen_cards(obs):
     return ALL_CARDS & ~seen
 
 
+HIDDEN_KNOCK_TRIES = 1000
+
+
+@njit(cache=True)
+def hides_knockers_cards(obs):
+    """Whether ``obs``, the defender's in the Layoff phase, hides the cards the knocker kept out
+    of its melds: meldmind shows them, as players do, but OpenSpiel's defender sees only the
+    melds, and the OpenSpiel adapter hides them."""
+    knocker = obs[O_KNOCKER]
+    return obs[O_PHASE] == PH_LAYOFF and knocker == 1 - obs[O_SEAT] and obs[O_DEADWOOD + knocker] < 0
+
+
+@njit(cache=True)
+def _lowest_first(pool, n):
+    """Sorts ``pool[:n]``, card ids, by card value (insertion sort: n <= 52)."""
+    for i in range(1, n):
+        c = pool[i]
+        j = i - 1
+        while j >= 0 and CARD_VALUE[pool[j]] > CARD_VALUE[c]:
+            pool[j + 1] = pool[j]
+            j -= 1
+        pool[j + 1] = c
+
+
 @njit(cache=True)
 def determinize(obs, seed):
     """A full state consistent with ``obs``: the opponent keeps its known cards and gets a
@@ -982,9 +1006,21 @@ def determinize(obs, seed):
         m ^= low
     shuffle(state, S_RNG, pool, n)
     need = obs[O_HAND_SIZES + opp] - popcount(obs[O_KNOWN + opp])
+    # they are then drawn among the hands within the knock limit
+    hidden_knock = hides_knockers_cards(obs)
     h = obs[O_KNOWN + opp]
-    for i in range(need):
-        h |= bit(pool[i])
+    for tries in range(HIDDEN_KNOCK_TRIES + 1):
+        if tries == HIDDEN_KNOCK_TRIES:
+            _lowest_first(pool, n)      # no luck: the lowest cards fit if any do
+        elif tries:
+            shuffle(state, S_RNG, pool, n)
+        h = obs[O_KNOWN + opp]
+        for i in range(need):
+            h |= bit(pool[i])
+        if not hidden_knock or hand_value(h) <= obs[O_KNOCK_CARD]:
+            break
+    if hidden_knock:
+        state[S_DEADWOOD + opp] = hand_value(h)
     state[S_HAND + seat] = obs[O_HAND]
     state[S_HAND + opp] = h
     stock = n - need

@@ -312,14 +312,18 @@ def test_openspiel_adapter_plays_gin():
 
 def test_openspiel_adapter_observation_is_a_valid_meldmind_observation():
     """At every decision of an OpenSpiel game, the adapter's observation carries the dealt
-    upcard and the whole move history, and passes meldmind's JSON checks unchanged."""
+    upcard and the whole move history, and passes meldmind's JSON checks unchanged, but the
+    defender's after a knock: it lacks the cards the knocker kept out of its melds, which
+    OpenSpiel does not show and meldmind's JSON must."""
     pyspiel = pytest.importorskip("pyspiel")
     from meldmind.games import gin
-    from meldmind.integrations.openspiel import from_openspiel_card, observation_for
+    from meldmind.integrations.openspiel import (from_openspiel_card, observation_for,
+                                                 to_openspiel_action)
     K = gin.KERNEL
     game = pyspiel.load_game("gin_rummy")
     rng = np.random.default_rng(3)
-    for _ in range(3):
+    hidden_knocks = 0
+    for _ in range(20):       # random play knocks in a few of them
         state = game.new_initial_state()
         checked = 0
         while not state.is_terminal():
@@ -334,7 +338,68 @@ def test_openspiel_adapter_observation_is_a_valid_meldmind_observation():
                 assert obs[K.O_FIRST_UPCARD] == dealt_upcard
                 moves = sum(1 for step in state.full_history() if step.player >= 0)
                 assert obs[K.O_HISTORY_COUNT] == moves
+                if K.hides_knockers_cards(obs):
+                    hidden_knocks += 1
+                    continue
                 assert np.array_equal(gin.observation_array(gin.observation_dict(obs, None)), obs)
             checked += 1
-            state.apply_action(int(rng.choice(state.legal_actions(player))))
+            legal = state.legal_actions(player)
+            knock = to_openspiel_action(K.KNOCK)
+            state.apply_action(knock if knock in legal else int(rng.choice(legal)))
         assert checked > 10
+    assert hidden_knocks > 0
+
+
+def test_openspiel_adapter_hides_the_knockers_cards_as_openspiel_does():
+    """After a knock OpenSpiel shows the defender the knocker's melds, not the cards it kept out
+    of them (meldmind shows those, as players do). Dealt otherwise among themselves and the
+    stock's, with everything OpenSpiel shows the defender unchanged, those cards change nothing
+    in the adapter's observation, so nothing in any level's choice."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from meldmind.integrations import openspiel as adapter
+    K = adapter.K
+    game = pyspiel.load_game("gin_rummy")
+
+    def play(history):
+        state = game.new_initial_state()
+        for action in history:
+            state.apply_action(action)
+        return state
+
+    rng = random.Random(4)
+    checked = 0
+    for _ in range(60):
+        state = game.new_initial_state()
+        while not state.is_terminal():      # random moves, knocking whenever it may
+            if state.is_chance_node():
+                state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+                continue
+            ours, known = adapter._replay(state)
+            if ours[K.S_PHASE] == K.PH_LAYOFF and ours[K.S_CURRENT] != ours[K.S_KNOCKER]:
+                break
+            legal = state.legal_actions()
+            knock = adapter.to_openspiel_action(K.KNOCK)
+            state.apply_action(knock if knock in legal else rng.choice(legal))
+        else:
+            continue
+        defender, knocker = int(ours[K.S_CURRENT]), int(ours[K.S_KNOCKER])
+        stock = ours[K.S_STOCK:K.S_STOCK + ours[K.S_STOCK_SIZE]].tolist()
+        unseen = [c for c in range(K.NUM_CARDS) if (ours[K.S_HAND + knocker] & ~known) >> c & 1]
+        hidden = [adapter.to_openspiel_card(c) for c in unseen + stock]
+        dealt = hidden[:]
+        rng.shuffle(dealt)
+        swap = dict(zip(hidden, dealt))
+        other = [swap.get(step.action, step.action) if step.player == pyspiel.PlayerId.CHANCE
+                 else step.action for step in state.full_history()]
+        try:
+            twin = play(other)
+        except pyspiel.SpielError:      # the knock is illegal with the cards dealt otherwise
+            continue
+        if twin.information_state_string(defender) != state.information_state_string(defender):
+            continue
+        assert (adapter.meldmind_state(twin)[K.S_HAND + knocker]
+                != ours[K.S_HAND + knocker]) or not unseen
+        assert np.array_equal(adapter.observation_for(twin, defender),
+                              adapter.observation_for(state, defender))
+        checked += 1
+    assert checked >= 5

@@ -91,24 +91,41 @@ def check_parameters(openspiel_game: Any) -> None:
                               f"{name} is {value!r}")
 
 
-def meldmind_state(openspiel_state: Any) -> np.ndarray:
-    """The meldmind gin state of an OpenSpiel ``gin_rummy`` state, by replaying its history."""
+def _replay(openspiel_state: Any) -> tuple[np.ndarray, int]:
+    """The meldmind gin state of an OpenSpiel ``gin_rummy`` state, by replaying its history, and
+    the knocker's cards its opponent knew of (taken face up) when it ended its melds (0 before)."""
     check_parameters(openspiel_state.get_game())
     history = openspiel_state.full_history()
     chance = [from_openspiel_card(step.action) for step in history if step.player == CHANCE_PLAYER]
     if len(chance) < _DEAL:
         raise ValueError("the OpenSpiel state is still being dealt")
     state = deal_state(chance[:10], chance[10:20], chance[20], chance[_DEAL:])
+    known = 0
     for step in history:
         if step.player != CHANCE_PLAYER:
-            K.apply_action(state, from_openspiel_action(step.action))
-    return state
+            action = from_openspiel_action(step.action)
+            if state[K.S_PHASE] == K.PH_KNOCK and action == K.PASS:
+                known = int(state[K.S_KNOWN + state[K.S_CURRENT]])
+            K.apply_action(state, action)
+    return state, known
+
+
+def meldmind_state(openspiel_state: Any) -> np.ndarray:
+    """The meldmind gin state of an OpenSpiel ``gin_rummy`` state, by replaying its history."""
+    return _replay(openspiel_state)[0]
 
 
 def observation_for(openspiel_state: Any, player: int) -> np.ndarray:
-    """What ``player`` may know, as a meldmind gin observation array."""
+    """What ``player`` may know, as a meldmind gin observation array: what OpenSpiel shows it.
+    Once the other player has knocked, OpenSpiel shows its melds but not the cards it kept out
+    of them, which meldmind shows (as players do), so those stay hidden here."""
+    state, known = _replay(openspiel_state)
     obs = np.zeros(K.OBS_SIZE, np.int64)
-    K.observe(meldmind_state(openspiel_state), player, obs)
+    K.observe(state, player, obs)
+    knocker = int(state[K.S_KNOCKER])
+    if state[K.S_PHASE] == K.PH_LAYOFF and knocker == 1 - player:
+        obs[K.O_KNOWN + knocker] = known & state[K.S_HAND + knocker]
+        obs[K.O_DEADWOOD + knocker] = -1
     return obs
 
 
