@@ -943,7 +943,8 @@ def hides_knockers_cards(obs):
     of its melds: meldmind shows them, as players do, but OpenSpiel's defender sees only the
     melds, and the OpenSpiel adapter hides them."""
     knocker = obs[O_KNOCKER]
-    return obs[O_PHASE] == PH_LAYOFF and knocker == 1 - obs[O_SEAT] and obs[O_DEADWOOD + knocker] < 0
+    return (obs[O_PHASE] == PH_LAYOFF and knocker == 1 - obs[O_SEAT]
+            and obs[O_DEADWOOD + knocker] < 0)
 
 
 @njit(cache=True)
@@ -1006,7 +1007,8 @@ def determinize(obs, seed):
         m ^= low
     shuffle(state, S_RNG, pool, n)
     need = obs[O_HAND_SIZES + opp] - popcount(obs[O_KNOWN + opp])
-    # they are then drawn among the hands within the knock limit
+    # cards a knocker kept out of its melds, if the observation hides them (OpenSpiel's), are
+    # drawn among the hands within the knock limit
     hidden_knock = hides_knockers_cards(obs)
     h = obs[O_KNOWN + opp]
     for tries in range(HIDDEN_KNOCK_TRIES + 1):
