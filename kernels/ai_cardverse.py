@@ -83,7 +83,7 @@ from . import bridge
 from . import cardverse as K
 from .bits import lowest_bit, popcount
 from .levels import BEGINNER, EASY, EXPERT, MASTER
-from .rng import below, mix64, seed_slot
+from .rng import below, mix64, seed_slot, uniform_by_category
 
 # --- tuning constants ---------------------------------------------------------------------
 EXPERT_ITERATIONS = 400         # determinizations per decision at the default budget
@@ -104,6 +104,7 @@ CATEGORY_TAKE = 1
 CATEGORY_MELD = 2
 CATEGORY_LAYOFF = 3
 CATEGORY_DISCARD = 4
+NUM_CATEGORIES = 5
 
 
 def _tables():
@@ -328,28 +329,10 @@ def _category(a):
 
 @njit(cache=True)
 def _beginner(legal, n, rng):
-    counts = np.zeros(5, dtype=np.int64)
+    cats = np.empty(n, dtype=np.int64)
     for i in range(n):
-        counts[_category(legal[i])] += 1
-    present = 0
-    for k in range(5):
-        if counts[k]:
-            present += 1
-    pick = below(rng, 0, present)
-    cat = -1
-    for k in range(5):
-        if counts[k]:
-            if pick == 0:
-                cat = k
-                break
-            pick -= 1
-    j = below(rng, 0, counts[cat])
-    for i in range(n):
-        if _category(legal[i]) == cat:
-            if j == 0:
-                return legal[i]
-            j -= 1
-    return legal[0]
+        cats[i] = _category(legal[i])
+    return uniform_by_category(legal, cats, n, NUM_CATEGORIES, rng, 0)
 
 
 @njit(cache=True)

@@ -131,7 +131,7 @@ from .bits import lowest_bit, popcount
 from .bridge import deadwood as _bridge_deadwood
 from .bridge import leftover as _bridge_leftover
 from .levels import BEGINNER, EASY, EXPERT, MASTER, NORMAL
-from .rng import below, mix64, seed_slot, shuffle, unit
+from .rng import below, mix64, seed_slot, shuffle, uniform_by_category, unit
 
 # ---- tuning constants (measured: see the module docstring) ----------------------------------------
 W_PARTIAL = 8            # normal: points a partial-meld card is worth keeping
@@ -664,28 +664,10 @@ def _contains(legal, n, a):
 @njit(cache=True)
 def _beginner(obs, legal, n, rng):
     phase = obs[G.O_PHASE]
-    cats = np.zeros(NUM_CATEGORIES, dtype=np.int64)
+    cats = np.empty(n, dtype=np.int64)
     for i in range(n):
-        cats[_category(legal[i], phase)] += 1
-    present = 0
-    for c in range(NUM_CATEGORIES):
-        if cats[c]:
-            present += 1
-    k = below(rng, 0, present)
-    cat = -1
-    for c in range(NUM_CATEGORIES):
-        if cats[c]:
-            if k == 0:
-                cat = c
-                break
-            k -= 1
-    j = below(rng, 0, cats[cat])
-    for i in range(n):
-        if _category(legal[i], phase) == cat:
-            if j == 0:
-                return legal[i]
-            j -= 1
-    return legal[0]
+        cats[i] = _category(legal[i], phase)
+    return uniform_by_category(legal, cats, n, NUM_CATEGORIES, rng, 0)
 
 
 @njit(cache=True)

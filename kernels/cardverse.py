@@ -98,67 +98,94 @@ A_MELD = A_DISCARD + NUM_CARDS                           # 54
 A_LAYOFF = A_MELD + NUM_MELDS                            # 383
 NUM_ACTIONS = A_LAYOFF + MAX_TABLE * NUM_CARDS * 3       # 3035
 
+# --- public block: what every seat sees, laid out alike in a state and in an observation, so
+# that observe and determinize copy it whole. Offsets within the block; the parameters lead it,
+# at their P_* offsets.
+PUB_PARAMS = 0              # 6 parameters, in P_* order
+PUB_PHASE = 6
+PUB_CURRENT = 7             # seat to act, -1 when the game is over
+PUB_TURN = 8                # completed turns in this hand
+PUB_HAND_NO = 9             # 1-based hand number
+PUB_TAKEN = 10              # card taken from the discard this turn, -1
+PUB_GAME_WINNER = 11        # -1 until the game is over
+PUB_LAST_WINNER = 12        # winner of the last finished hand, -1
+PUB_LAST_END = 13           # END_* of the last finished hand
+PUB_LAST_VALUES = 14        # 4 hand values at the end of the last finished hand
+PUB_STOCK_N = 18
+PUB_DISCARD_N = 19
+PUB_TABLE_N = 20
+PUB_HAND_N = 21             # 4 hand sizes
+PUB_KNOWN = 25              # 4 masks: cards a seat took from the discard and still holds
+PUB_SCORES = 29             # 4 scores
+PUB_DISCARD = 33            # 52 card ids, bottom .. top, -1 unused
+PUB_TABLE_MASK = 85         # 17 meld masks
+PUB_TABLE_KIND = 102        # 17 meld kinds (KIND_*), -1 unused
+PUB_DISCARDED = 119         # 4 masks: cards each seat discarded this hand
+PUB_DECLINED = 123          # 4 masks: discard tops each seat left when it drew from the stock
+PUB_PICKED = 127            # 4 masks: cards each seat took from the discard this hand
+PUBLIC_SIZE = 131
+
 # --- state layout -------------------------------------------------------------------------
-# the parameters first, at their P_* offsets: _init_header, observe and determinize copy them
-# slot for slot
-S_NUM_PLAYERS = P_NUM_PLAYERS
-S_DISCARD_TO_WIN = P_DISCARD_TO_WIN
-S_ACE_HIGH = P_ACE_HIGH
-S_TARGET_SCORE = P_TARGET_SCORE
-S_NO_REDISCARD = P_NO_REDISCARD
-S_MAX_TURNS = P_MAX_TURNS
-S_PHASE = 6
-S_CURRENT = 7               # seat to act, -1 when the game is over
-S_TURN = 8                  # completed turns in this hand
-S_HAND_NO = 9               # 1-based hand number
-S_TAKEN = 10                # card taken from the discard this turn, -1
-S_GAME_WINNER = 11          # -1 until the game is over
-S_LAST_WINNER = 12          # winner of the last finished hand, -1
-S_LAST_END = 13             # END_* of the last finished hand
-S_LAST_VALUES = 14          # 4 hand values at the end of the last finished hand
-S_STOCK_N = 18
-S_DISCARD_N = 19
-S_TABLE_N = 20
-S_HAND = 21                 # 4 hand masks
-S_HAND_N = 25               # 4 hand sizes
-S_KNOWN = 29                # 4 masks: cards a seat took from the discard and still holds
-S_SCORES = 33               # 4 scores
-S_STOCK = 37                # 52 card ids, bottom .. top (top = S_STOCK + stock_n - 1), -1 unused
-S_DISCARD = 89              # 52 card ids, bottom .. top, -1 unused
-S_TABLE_MASK = 141          # 17 meld masks
-S_TABLE_KIND = 158          # 17 meld kinds (KIND_*), -1 unused
-S_RNG = 175                 # splitmix64 state: the deals of this and later hands
-S_DISCARDED = 176           # 4 masks: cards each seat discarded this hand
-S_DECLINED = 180            # 4 masks: discard tops each seat left when it drew from the stock
-S_PICKED = 184              # 4 masks: cards each seat took from the discard this hand
-STATE_SIZE = 188
+S_PUBLIC = 0
+S_NUM_PLAYERS = S_PUBLIC + PUB_PARAMS + P_NUM_PLAYERS
+S_DISCARD_TO_WIN = S_PUBLIC + PUB_PARAMS + P_DISCARD_TO_WIN
+S_ACE_HIGH = S_PUBLIC + PUB_PARAMS + P_ACE_HIGH
+S_TARGET_SCORE = S_PUBLIC + PUB_PARAMS + P_TARGET_SCORE
+S_NO_REDISCARD = S_PUBLIC + PUB_PARAMS + P_NO_REDISCARD
+S_MAX_TURNS = S_PUBLIC + PUB_PARAMS + P_MAX_TURNS
+S_PHASE = S_PUBLIC + PUB_PHASE
+S_CURRENT = S_PUBLIC + PUB_CURRENT
+S_TURN = S_PUBLIC + PUB_TURN
+S_HAND_NO = S_PUBLIC + PUB_HAND_NO
+S_TAKEN = S_PUBLIC + PUB_TAKEN
+S_GAME_WINNER = S_PUBLIC + PUB_GAME_WINNER
+S_LAST_WINNER = S_PUBLIC + PUB_LAST_WINNER
+S_LAST_END = S_PUBLIC + PUB_LAST_END
+S_LAST_VALUES = S_PUBLIC + PUB_LAST_VALUES
+S_STOCK_N = S_PUBLIC + PUB_STOCK_N
+S_DISCARD_N = S_PUBLIC + PUB_DISCARD_N
+S_TABLE_N = S_PUBLIC + PUB_TABLE_N
+S_HAND_N = S_PUBLIC + PUB_HAND_N
+S_KNOWN = S_PUBLIC + PUB_KNOWN
+S_SCORES = S_PUBLIC + PUB_SCORES
+S_DISCARD = S_PUBLIC + PUB_DISCARD
+S_TABLE_MASK = S_PUBLIC + PUB_TABLE_MASK
+S_TABLE_KIND = S_PUBLIC + PUB_TABLE_KIND
+S_DISCARDED = S_PUBLIC + PUB_DISCARDED
+S_DECLINED = S_PUBLIC + PUB_DECLINED
+S_PICKED = S_PUBLIC + PUB_PICKED
+S_HAND = S_PUBLIC + PUBLIC_SIZE         # 4 hand masks
+S_STOCK = S_HAND + MAX_PLAYERS          # 52 card ids, bottom .. top (top = S_STOCK + stock_n - 1), -1 unused
+S_RNG = S_STOCK + NUM_CARDS             # splitmix64 state: the deals of this and later hands
+STATE_SIZE = S_RNG + 1
 
 # --- observation layout -------------------------------------------------------------------
 O_SEAT = 0
-O_PARAMS = 1                # 6 parameters, in P_* order (O_PARAMS + P_*)
-O_PHASE = 7
-O_CURRENT = 8
-O_TURN = 9
-O_HAND_NO = 10
-O_TAKEN = 11
-O_GAME_WINNER = 12
-O_LAST_WINNER = 13
-O_LAST_END = 14
-O_LAST_VALUES = 15          # 4
-O_STOCK_N = 19
-O_DISCARD_N = 20
-O_TABLE_N = 21
-O_HAND = 22                 # the seat's own hand mask
-O_HAND_N = 23               # 4 hand sizes
-O_KNOWN = 27                # 4 masks: cards each seat took from the discard and still holds
-O_SCORES = 31               # 4
-O_DISCARD = 35              # 52: the whole discard pile, bottom .. top, -1 unused
-O_TABLE_MASK = 87           # 17
-O_TABLE_KIND = 104          # 17, -1 unused
-O_DISCARDED = 121           # 4 masks, as S_DISCARDED (the per-seat history of this hand)
-O_DECLINED = 125            # 4 masks, as S_DECLINED
-O_PICKED = 129              # 4 masks, as S_PICKED
-OBS_SIZE = 133
+O_HAND = 1                  # the seat's own hand mask
+O_PUBLIC = 2
+O_PARAMS = O_PUBLIC + PUB_PARAMS            # O_PARAMS + P_*
+O_PHASE = O_PUBLIC + PUB_PHASE
+O_CURRENT = O_PUBLIC + PUB_CURRENT
+O_TURN = O_PUBLIC + PUB_TURN
+O_HAND_NO = O_PUBLIC + PUB_HAND_NO
+O_TAKEN = O_PUBLIC + PUB_TAKEN
+O_GAME_WINNER = O_PUBLIC + PUB_GAME_WINNER
+O_LAST_WINNER = O_PUBLIC + PUB_LAST_WINNER
+O_LAST_END = O_PUBLIC + PUB_LAST_END
+O_LAST_VALUES = O_PUBLIC + PUB_LAST_VALUES
+O_STOCK_N = O_PUBLIC + PUB_STOCK_N
+O_DISCARD_N = O_PUBLIC + PUB_DISCARD_N
+O_TABLE_N = O_PUBLIC + PUB_TABLE_N
+O_HAND_N = O_PUBLIC + PUB_HAND_N
+O_KNOWN = O_PUBLIC + PUB_KNOWN
+O_SCORES = O_PUBLIC + PUB_SCORES
+O_DISCARD = O_PUBLIC + PUB_DISCARD          # the whole discard pile
+O_TABLE_MASK = O_PUBLIC + PUB_TABLE_MASK
+O_TABLE_KIND = O_PUBLIC + PUB_TABLE_KIND
+O_DISCARDED = O_PUBLIC + PUB_DISCARDED      # the per-seat history of this hand
+O_DECLINED = O_PUBLIC + PUB_DECLINED
+O_PICKED = O_PUBLIC + PUB_PICKED
+OBS_SIZE = O_PUBLIC + PUBLIC_SIZE
 
 # --- illegal_reason codes (REASONS in meldmind.games.cardverse, same order) ---------------
 R_LEGAL = 0
@@ -324,7 +351,7 @@ def _deal(state):
 @njit(cache=True)
 def _init_header(state, params):
     for i in range(PARAMS_SIZE):
-        state[i] = params[i]
+        state[S_NUM_PLAYERS + i] = params[i]
     state[S_HAND_NO] = 1
     state[S_GAME_WINNER] = -1
     state[S_LAST_WINNER] = -1
@@ -702,33 +729,9 @@ def observe(state, seat, out):
     cards, and the RNG (the later deals).
     """
     out[O_SEAT] = seat
-    for i in range(PARAMS_SIZE):
-        out[O_PARAMS + i] = state[i]
-    out[O_PHASE] = state[S_PHASE]
-    out[O_CURRENT] = state[S_CURRENT]
-    out[O_TURN] = state[S_TURN]
-    out[O_HAND_NO] = state[S_HAND_NO]
-    out[O_TAKEN] = state[S_TAKEN]
-    out[O_GAME_WINNER] = state[S_GAME_WINNER]
-    out[O_LAST_WINNER] = state[S_LAST_WINNER]
-    out[O_LAST_END] = state[S_LAST_END]
-    out[O_STOCK_N] = state[S_STOCK_N]
-    out[O_DISCARD_N] = state[S_DISCARD_N]
-    out[O_TABLE_N] = state[S_TABLE_N]
+    for i in range(PUBLIC_SIZE):
+        out[O_PUBLIC + i] = state[S_PUBLIC + i]
     out[O_HAND] = state[S_HAND + seat]
-    for p in range(MAX_PLAYERS):
-        out[O_LAST_VALUES + p] = state[S_LAST_VALUES + p]
-        out[O_HAND_N + p] = state[S_HAND_N + p]
-        out[O_KNOWN + p] = state[S_KNOWN + p]
-        out[O_SCORES + p] = state[S_SCORES + p]
-        out[O_DISCARDED + p] = state[S_DISCARDED + p]
-        out[O_DECLINED + p] = state[S_DECLINED + p]
-        out[O_PICKED + p] = state[S_PICKED + p]
-    for i in range(NUM_CARDS):
-        out[O_DISCARD + i] = state[S_DISCARD + i]
-    for t in range(MAX_TABLE):
-        out[O_TABLE_MASK + t] = state[S_TABLE_MASK + t]
-        out[O_TABLE_KIND + t] = state[S_TABLE_KIND + t]
 
 
 @njit(cache=True)
@@ -738,40 +741,19 @@ def determinize(obs, seed):
     are dealt from ``seed``."""
     state = np.empty(STATE_SIZE, dtype=np.int64)
     seat = obs[O_SEAT]
-    for i in range(PARAMS_SIZE):
-        state[i] = obs[O_PARAMS + i]
-    state[S_PHASE] = obs[O_PHASE]
-    state[S_CURRENT] = obs[O_CURRENT]
-    state[S_TURN] = obs[O_TURN]
-    state[S_HAND_NO] = obs[O_HAND_NO]
-    state[S_TAKEN] = obs[O_TAKEN]
-    state[S_GAME_WINNER] = obs[O_GAME_WINNER]
-    state[S_LAST_WINNER] = obs[O_LAST_WINNER]
-    state[S_LAST_END] = obs[O_LAST_END]
-    state[S_STOCK_N] = obs[O_STOCK_N]
-    state[S_DISCARD_N] = obs[O_DISCARD_N]
-    state[S_TABLE_N] = obs[O_TABLE_N]
+    for i in range(PUBLIC_SIZE):
+        state[S_PUBLIC + i] = obs[O_PUBLIC + i]
     seen = obs[O_HAND]
     for p in range(MAX_PLAYERS):
-        state[S_LAST_VALUES + p] = obs[O_LAST_VALUES + p]
-        state[S_HAND_N + p] = obs[O_HAND_N + p]
-        state[S_KNOWN + p] = obs[O_KNOWN + p]
-        state[S_SCORES + p] = obs[O_SCORES + p]
         state[S_HAND + p] = obs[O_KNOWN + p]
-        state[S_DISCARDED + p] = obs[O_DISCARDED + p]
-        state[S_DECLINED + p] = obs[O_DECLINED + p]
-        state[S_PICKED + p] = obs[O_PICKED + p]
         seen |= obs[O_KNOWN + p]
     state[S_HAND + seat] = obs[O_HAND]
     for i in range(NUM_CARDS):
         c = obs[O_DISCARD + i]
-        state[S_DISCARD + i] = c
         if c >= 0:
             seen |= 1 << c
         state[S_STOCK + i] = -1
     for t in range(MAX_TABLE):
-        state[S_TABLE_MASK + t] = obs[O_TABLE_MASK + t]
-        state[S_TABLE_KIND + t] = obs[O_TABLE_KIND + t]
         seen |= obs[O_TABLE_MASK + t]
     seed_slot(state, S_RNG, seed)
     # the unseen cards, in a scratch area (the stock slots), shuffled

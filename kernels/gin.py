@@ -132,66 +132,95 @@ MAX_HISTORY = 192
 H_LAYOFF = NUM_ACTIONS
 H_STOCK_CARD = H_LAYOFF + NUM_CARDS
 
-S_PHASE = 0
-S_CURRENT = 1           # seat to act (meaningless at GameOver)
-S_KNOCK_CARD = 2        # S_KNOCK_CARD .. S_UNDERCUT_BONUS: the parameters
-S_GIN_BONUS = 3
-S_UNDERCUT_BONUS = 4
-S_HAND = 5              # 2 slots: hand masks by seat
-S_KNOWN = 7             # 2 slots: cards of each seat's hand the other seat has seen (taken
+# Public block: what both seats see, laid out alike in a state and in an observation, so that
+# ``observe`` and ``determinize`` copy it whole. Offsets within the block.
+PUB_PHASE = 0
+PUB_KNOCK_CARD = 1      # PUB_KNOCK_CARD .. PUB_UNDERCUT_BONUS: the parameters
+PUB_GIN_BONUS = 2
+PUB_UNDERCUT_BONUS = 3
+PUB_KNOWN = 4           # 2 slots: cards of each seat's hand the other seat has seen (taken
                         # upcards; the whole hand once it is shown at the end)
-S_UPCARD = 9            # -1 when none
-S_PREV_UPCARD = 10      # the upcard as it was when the current drawer drew (-1 none)
-S_UPCARD_DRAWS = 11     # Draw-phase upcard takes so far (both seats)
-S_REPEATED = 12         # repeated-move flag
-S_PASSED = 13           # 2 slots: passed on the first upcard
-S_KNOCKER = 15          # -1 before a knock
-S_FINISHED_LAYOFFS = 16
-S_DEADWOOD = 17         # 2 slots: final deadwood (unlaid total), set at each seat's last pass; -1
-S_END = 19
-S_STOCK_SIZE = 20
-S_DISCARD_COUNT = 21
-S_MELD_COUNT = 22       # 2 slots
-S_LAYOFF_COUNT = 24
-S_RNG = 25
-S_MELDS = 26            # 2 x MAX_MELDS_LAID meld ids, seat-major, in the order laid
-S_LAYOFFS = S_MELDS + NUM_PLAYERS * MAX_MELDS_LAID          # cards laid off, in order
-S_DISCARDS = S_LAYOFFS + MAX_LAYOFFS                        # dead discard pile, oldest first
-S_STOCK = S_DISCARDS + MAX_DISCARDS                         # stock; the next draw is the last
-S_FIRST_UPCARD = S_STOCK + 32   # the upcard turned at the deal
-S_HISTORY_COUNT = S_FIRST_UPCARD + 1
-S_HISTORY = S_HISTORY_COUNT + 1                             # every move, oldest first (H_*)
+PUB_UPCARD = 6          # -1 when none
+PUB_PREV_UPCARD = 7     # the upcard as it was when the current drawer drew (-1 none)
+PUB_UPCARD_DRAWS = 8    # Draw-phase upcard takes so far (both seats)
+PUB_REPEATED = 9        # repeated-move flag
+PUB_PASSED = 10         # 2 slots: passed on the first upcard
+PUB_KNOCKER = 12        # -1 before a knock
+PUB_FINISHED_LAYOFFS = 13
+PUB_DEADWOOD = 14       # 2 slots: final deadwood (unlaid total), set at each seat's last pass; -1
+PUB_END = 16
+PUB_STOCK_SIZE = 17
+PUB_DISCARD_COUNT = 18
+PUB_MELD_COUNT = 19     # 2 slots
+PUB_LAYOFF_COUNT = 21
+PUB_MELDS = 22          # 2 x MAX_MELDS_LAID meld ids, seat-major, in the order laid
+PUB_LAYOFFS = PUB_MELDS + NUM_PLAYERS * MAX_MELDS_LAID      # cards laid off, in order
+PUB_DISCARDS = PUB_LAYOFFS + MAX_LAYOFFS                    # dead discard pile, oldest first
+PUB_FIRST_UPCARD = PUB_DISCARDS + MAX_DISCARDS              # the upcard turned at the deal
+PUB_HISTORY_COUNT = PUB_FIRST_UPCARD + 1
+PUBLIC_SIZE = PUB_HISTORY_COUNT + 1
+
+S_CURRENT = 0           # seat to act (meaningless at GameOver)
+S_RNG = 1
+S_HAND = 2              # 2 slots: hand masks by seat
+S_PUBLIC = 4
+S_PHASE = S_PUBLIC + PUB_PHASE
+S_KNOCK_CARD = S_PUBLIC + PUB_KNOCK_CARD
+S_GIN_BONUS = S_PUBLIC + PUB_GIN_BONUS
+S_UNDERCUT_BONUS = S_PUBLIC + PUB_UNDERCUT_BONUS
+S_KNOWN = S_PUBLIC + PUB_KNOWN
+S_UPCARD = S_PUBLIC + PUB_UPCARD
+S_PREV_UPCARD = S_PUBLIC + PUB_PREV_UPCARD
+S_UPCARD_DRAWS = S_PUBLIC + PUB_UPCARD_DRAWS
+S_REPEATED = S_PUBLIC + PUB_REPEATED
+S_PASSED = S_PUBLIC + PUB_PASSED
+S_KNOCKER = S_PUBLIC + PUB_KNOCKER
+S_FINISHED_LAYOFFS = S_PUBLIC + PUB_FINISHED_LAYOFFS
+S_DEADWOOD = S_PUBLIC + PUB_DEADWOOD
+S_END = S_PUBLIC + PUB_END
+S_STOCK_SIZE = S_PUBLIC + PUB_STOCK_SIZE
+S_DISCARD_COUNT = S_PUBLIC + PUB_DISCARD_COUNT
+S_MELD_COUNT = S_PUBLIC + PUB_MELD_COUNT
+S_LAYOFF_COUNT = S_PUBLIC + PUB_LAYOFF_COUNT
+S_MELDS = S_PUBLIC + PUB_MELDS
+S_LAYOFFS = S_PUBLIC + PUB_LAYOFFS
+S_DISCARDS = S_PUBLIC + PUB_DISCARDS
+S_FIRST_UPCARD = S_PUBLIC + PUB_FIRST_UPCARD
+S_HISTORY_COUNT = S_PUBLIC + PUB_HISTORY_COUNT
+S_STOCK = S_PUBLIC + PUBLIC_SIZE                            # stock; the next draw is the last
+S_HISTORY = S_STOCK + 32                                    # every move, oldest first (H_*)
 STATE_SIZE = S_HISTORY + MAX_HISTORY
 
 # ---- observation layout (int64 array) ---------------------------------------------------------
 O_SEAT = 0
-O_PHASE = 1
-O_CURRENT = 2           # -1 at GameOver
-O_KNOCK_CARD = 3
-O_GIN_BONUS = 4
-O_UNDERCUT_BONUS = 5
-O_HAND = 6              # own hand mask
-O_HAND_SIZES = 7        # 2 slots, by seat
-O_KNOWN = 9             # 2 slots, by seat: cards publicly known to be in that seat's hand
-O_UPCARD = 11
-O_PREV_UPCARD = 12
-O_UPCARD_DRAWS = 13
-O_REPEATED = 14
-O_PASSED = 15           # 2 slots
-O_KNOCKER = 17
-O_FINISHED_LAYOFFS = 18
-O_DEADWOOD = 19         # 2 slots
-O_END = 21
-O_STOCK_SIZE = 22
-O_DISCARD_COUNT = 23
-O_MELD_COUNT = 24       # 2 slots
-O_LAYOFF_COUNT = 26
-O_MELDS = 27            # 2 x MAX_MELDS_LAID
-O_LAYOFFS = O_MELDS + NUM_PLAYERS * MAX_MELDS_LAID
-O_DISCARDS = O_LAYOFFS + MAX_LAYOFFS
-O_FIRST_UPCARD = O_DISCARDS + MAX_DISCARDS
-O_HISTORY_COUNT = O_FIRST_UPCARD + 1
-O_HISTORY = O_HISTORY_COUNT + 1     # the permitted history (RULES.md E4): every move, oldest first
+O_CURRENT = 1           # -1 at GameOver
+O_HAND = 2              # own hand mask
+O_HAND_SIZES = 3        # 2 slots, by seat
+O_PUBLIC = 5
+O_PHASE = O_PUBLIC + PUB_PHASE
+O_KNOCK_CARD = O_PUBLIC + PUB_KNOCK_CARD
+O_GIN_BONUS = O_PUBLIC + PUB_GIN_BONUS
+O_UNDERCUT_BONUS = O_PUBLIC + PUB_UNDERCUT_BONUS
+O_KNOWN = O_PUBLIC + PUB_KNOWN      # 2 slots, by seat: cards publicly known to be in that seat's hand
+O_UPCARD = O_PUBLIC + PUB_UPCARD
+O_PREV_UPCARD = O_PUBLIC + PUB_PREV_UPCARD
+O_UPCARD_DRAWS = O_PUBLIC + PUB_UPCARD_DRAWS
+O_REPEATED = O_PUBLIC + PUB_REPEATED
+O_PASSED = O_PUBLIC + PUB_PASSED
+O_KNOCKER = O_PUBLIC + PUB_KNOCKER
+O_FINISHED_LAYOFFS = O_PUBLIC + PUB_FINISHED_LAYOFFS
+O_DEADWOOD = O_PUBLIC + PUB_DEADWOOD
+O_END = O_PUBLIC + PUB_END
+O_STOCK_SIZE = O_PUBLIC + PUB_STOCK_SIZE
+O_DISCARD_COUNT = O_PUBLIC + PUB_DISCARD_COUNT
+O_MELD_COUNT = O_PUBLIC + PUB_MELD_COUNT
+O_LAYOFF_COUNT = O_PUBLIC + PUB_LAYOFF_COUNT
+O_MELDS = O_PUBLIC + PUB_MELDS
+O_LAYOFFS = O_PUBLIC + PUB_LAYOFFS
+O_DISCARDS = O_PUBLIC + PUB_DISCARDS
+O_FIRST_UPCARD = O_PUBLIC + PUB_FIRST_UPCARD
+O_HISTORY_COUNT = O_PUBLIC + PUB_HISTORY_COUNT
+O_HISTORY = O_PUBLIC + PUBLIC_SIZE  # the permitted history (RULES.md E4): every move, oldest first
 OBS_SIZE = O_HISTORY + MAX_HISTORY
 
 # ---- tables ----------------------------------------------------------------------------------
@@ -842,36 +871,12 @@ def observe(state, seat, out):
     order, not the opponent's cards other than those it took face up or showed)."""
     out[:] = 0
     out[O_SEAT] = seat
-    out[O_PHASE] = state[S_PHASE]
+    for i in range(PUBLIC_SIZE):
+        out[O_PUBLIC + i] = state[S_PUBLIC + i]
     out[O_CURRENT] = current_player(state)
-    out[O_KNOCK_CARD] = state[S_KNOCK_CARD]
-    out[O_GIN_BONUS] = state[S_GIN_BONUS]
-    out[O_UNDERCUT_BONUS] = state[S_UNDERCUT_BONUS]
     out[O_HAND] = state[S_HAND + seat]
     for s in range(NUM_PLAYERS):
         out[O_HAND_SIZES + s] = popcount(state[S_HAND + s])
-        out[O_KNOWN + s] = state[S_KNOWN + s]
-        out[O_PASSED + s] = state[S_PASSED + s]
-        out[O_DEADWOOD + s] = state[S_DEADWOOD + s]
-        out[O_MELD_COUNT + s] = state[S_MELD_COUNT + s]
-    out[O_UPCARD] = state[S_UPCARD]
-    out[O_PREV_UPCARD] = state[S_PREV_UPCARD]
-    out[O_UPCARD_DRAWS] = state[S_UPCARD_DRAWS]
-    out[O_REPEATED] = state[S_REPEATED]
-    out[O_KNOCKER] = state[S_KNOCKER]
-    out[O_FINISHED_LAYOFFS] = state[S_FINISHED_LAYOFFS]
-    out[O_END] = state[S_END]
-    out[O_STOCK_SIZE] = state[S_STOCK_SIZE]
-    out[O_DISCARD_COUNT] = state[S_DISCARD_COUNT]
-    out[O_LAYOFF_COUNT] = state[S_LAYOFF_COUNT]
-    for i in range(NUM_PLAYERS * MAX_MELDS_LAID):
-        out[O_MELDS + i] = state[S_MELDS + i]
-    for i in range(MAX_LAYOFFS):
-        out[O_LAYOFFS + i] = state[S_LAYOFFS + i]
-    for i in range(MAX_DISCARDS):
-        out[O_DISCARDS + i] = state[S_DISCARDS + i]
-    out[O_FIRST_UPCARD] = state[S_FIRST_UPCARD]
-    out[O_HISTORY_COUNT] = state[S_HISTORY_COUNT]
     for i in range(state[S_HISTORY_COUNT]):
         e = state[S_HISTORY + i]
         if e % 2 != seat and e // 2 >= H_STOCK_CARD:
@@ -966,33 +971,9 @@ def determinize(obs, seed):
     state = np.zeros(STATE_SIZE, dtype=np.int64)
     seat = obs[O_SEAT]
     opp = 1 - seat
-    state[S_PHASE] = obs[O_PHASE]
+    for i in range(PUBLIC_SIZE):
+        state[S_PUBLIC + i] = obs[O_PUBLIC + i]
     state[S_CURRENT] = obs[O_CURRENT] if obs[O_CURRENT] >= 0 else 0
-    state[S_KNOCK_CARD] = obs[O_KNOCK_CARD]
-    state[S_GIN_BONUS] = obs[O_GIN_BONUS]
-    state[S_UNDERCUT_BONUS] = obs[O_UNDERCUT_BONUS]
-    for s in range(NUM_PLAYERS):
-        state[S_KNOWN + s] = obs[O_KNOWN + s]
-        state[S_PASSED + s] = obs[O_PASSED + s]
-        state[S_DEADWOOD + s] = obs[O_DEADWOOD + s]
-        state[S_MELD_COUNT + s] = obs[O_MELD_COUNT + s]
-    state[S_UPCARD] = obs[O_UPCARD]
-    state[S_PREV_UPCARD] = obs[O_PREV_UPCARD]
-    state[S_UPCARD_DRAWS] = obs[O_UPCARD_DRAWS]
-    state[S_REPEATED] = obs[O_REPEATED]
-    state[S_KNOCKER] = obs[O_KNOCKER]
-    state[S_FINISHED_LAYOFFS] = obs[O_FINISHED_LAYOFFS]
-    state[S_END] = obs[O_END]
-    state[S_DISCARD_COUNT] = obs[O_DISCARD_COUNT]
-    state[S_LAYOFF_COUNT] = obs[O_LAYOFF_COUNT]
-    for i in range(NUM_PLAYERS * MAX_MELDS_LAID):
-        state[S_MELDS + i] = obs[O_MELDS + i]
-    for i in range(MAX_LAYOFFS):
-        state[S_LAYOFFS + i] = obs[O_LAYOFFS + i]
-    for i in range(MAX_DISCARDS):
-        state[S_DISCARDS + i] = obs[O_DISCARDS + i]
-    state[S_FIRST_UPCARD] = obs[O_FIRST_UPCARD]
-    state[S_HISTORY_COUNT] = obs[O_HISTORY_COUNT]
     for i in range(obs[O_HISTORY_COUNT]):
         state[S_HISTORY + i] = obs[O_HISTORY + i]
     seed_slot(state, S_RNG, seed)

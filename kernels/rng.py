@@ -51,3 +51,31 @@ def shuffle(state, slot, items, count):
 def seed_slot(state, slot, seed):
     """Start the stream at ``state[slot]`` from a user seed (any int64)."""
     state[slot] = np.int64(mix64(np.uint64(seed) ^ _GOLDEN))
+
+
+@njit(cache=True)
+def uniform_by_category(items, category, n, num_categories, state, slot):
+    """A uniform category among those of ``items[:n]`` (``category[i]`` is item i's), then a
+    uniform item of that category: two draws from ``state[slot]``."""
+    counts = np.zeros(num_categories, dtype=np.int64)
+    for i in range(n):
+        counts[category[i]] += 1
+    present = 0
+    for c in range(num_categories):
+        if counts[c]:
+            present += 1
+    k = below(state, slot, present)
+    chosen = 0
+    for c in range(num_categories):
+        if counts[c]:
+            if k == 0:
+                chosen = c
+                break
+            k -= 1
+    j = below(state, slot, counts[chosen])
+    for i in range(n):
+        if category[i] == chosen:
+            if j == 0:
+                return items[i]
+            j -= 1
+    return items[0]

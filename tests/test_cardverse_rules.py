@@ -130,18 +130,18 @@ def test_state_and_observation_layout_is_pinned():
     assert K.STATE_SIZE == 188 and K.OBS_SIZE == 133 and K.PARAMS_SIZE == 6
     state_offsets = dict(S_NUM_PLAYERS=0, S_PHASE=6, S_CURRENT=7, S_TURN=8, S_HAND_NO=9, S_TAKEN=10,
                          S_GAME_WINNER=11, S_LAST_WINNER=12, S_LAST_END=13, S_LAST_VALUES=14,
-                         S_STOCK_N=18, S_DISCARD_N=19, S_TABLE_N=20, S_HAND=21, S_HAND_N=25,
-                         S_KNOWN=29, S_SCORES=33, S_STOCK=37, S_DISCARD=89, S_TABLE_MASK=141,
-                         S_TABLE_KIND=158, S_RNG=175, S_DISCARDED=176, S_DECLINED=180,
-                         S_PICKED=184)
+                         S_STOCK_N=18, S_DISCARD_N=19, S_TABLE_N=20, S_HAND_N=21, S_KNOWN=25,
+                         S_SCORES=29, S_DISCARD=33, S_TABLE_MASK=85, S_TABLE_KIND=102,
+                         S_DISCARDED=119, S_DECLINED=123, S_PICKED=127, S_HAND=131, S_STOCK=135,
+                         S_RNG=187)
     assert {k: getattr(K, k) for k in state_offsets} == state_offsets
-    obs_offsets = dict(O_SEAT=0, O_PARAMS=1, O_PHASE=7, O_CURRENT=8, O_TURN=9, O_HAND_NO=10,
-                       O_TAKEN=11, O_GAME_WINNER=12, O_LAST_WINNER=13, O_LAST_END=14,
-                       O_LAST_VALUES=15, O_STOCK_N=19, O_DISCARD_N=20, O_TABLE_N=21, O_HAND=22,
-                       O_HAND_N=23, O_KNOWN=27, O_SCORES=31, O_DISCARD=35, O_TABLE_MASK=87,
-                       O_TABLE_KIND=104, O_DISCARDED=121, O_DECLINED=125, O_PICKED=129)
+    obs_offsets = dict(O_SEAT=0, O_HAND=1, O_PARAMS=2, O_PHASE=8, O_CURRENT=9, O_TURN=10,
+                       O_HAND_NO=11, O_TAKEN=12, O_GAME_WINNER=13, O_LAST_WINNER=14, O_LAST_END=15,
+                       O_LAST_VALUES=16, O_STOCK_N=20, O_DISCARD_N=21, O_TABLE_N=22, O_HAND_N=23,
+                       O_KNOWN=27, O_SCORES=31, O_DISCARD=35, O_TABLE_MASK=87, O_TABLE_KIND=104,
+                       O_DISCARDED=121, O_DECLINED=125, O_PICKED=129)
     assert {k: getattr(K, k) for k in obs_offsets} == obs_offsets
-    assert K.O_PICKED + K.MAX_PLAYERS == K.OBS_SIZE and K.S_PICKED + K.MAX_PLAYERS == K.STATE_SIZE
+    assert K.O_PICKED + K.MAX_PLAYERS == K.OBS_SIZE and K.S_RNG + 1 == K.STATE_SIZE
     assert len(CV.REASONS) == K.NUM_REASONS == 13
     assert list(CV.make_params({})) == list(K.DEFAULT_PARAMS) == [2, 0, 0, 100, 1, 300]
 

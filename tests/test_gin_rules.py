@@ -135,8 +135,9 @@ def test_phases_params_and_observation_layout_are_pinned():
     assert K.OBS_SIZE == 271 and K.MAX_HISTORY == 192
     offsets = {name: getattr(K, name) for name in dir(K) if name.startswith("O_")}
     assert offsets == {
-        "O_SEAT": 0, "O_PHASE": 1, "O_CURRENT": 2, "O_KNOCK_CARD": 3, "O_GIN_BONUS": 4,
-        "O_UNDERCUT_BONUS": 5, "O_HAND": 6, "O_HAND_SIZES": 7, "O_KNOWN": 9, "O_UPCARD": 11,
+        "O_SEAT": 0, "O_CURRENT": 1, "O_HAND": 2, "O_HAND_SIZES": 3, "O_PUBLIC": 5,
+        "O_PHASE": 5, "O_KNOCK_CARD": 6, "O_GIN_BONUS": 7, "O_UNDERCUT_BONUS": 8, "O_KNOWN": 9,
+        "O_UPCARD": 11,
         "O_PREV_UPCARD": 12, "O_UPCARD_DRAWS": 13, "O_REPEATED": 14, "O_PASSED": 15,
         "O_KNOCKER": 17, "O_FINISHED_LAYOFFS": 18, "O_DEADWOOD": 19, "O_END": 21,
         "O_STOCK_SIZE": 22, "O_DISCARD_COUNT": 23, "O_MELD_COUNT": 24, "O_LAYOFF_COUNT": 26,
