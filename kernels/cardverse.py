@@ -155,7 +155,8 @@ S_DISCARDED = S_PUBLIC + PUB_DISCARDED
 S_DECLINED = S_PUBLIC + PUB_DECLINED
 S_PICKED = S_PUBLIC + PUB_PICKED
 S_HAND = S_PUBLIC + PUBLIC_SIZE         # 4 hand masks
-S_STOCK = S_HAND + MAX_PLAYERS          # 52 card ids, bottom .. top (top = S_STOCK + stock_n - 1), -1 unused
+S_STOCK = S_HAND + MAX_PLAYERS          # 52 card ids, bottom .. top (S_STOCK + stock_n - 1),
+                                        # -1 unused
 S_RNG = S_STOCK + NUM_CARDS             # splitmix64 state: the deals of this and later hands
 STATE_SIZE = S_RNG + 1
 

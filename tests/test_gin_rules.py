@@ -137,9 +137,8 @@ def test_phases_params_and_observation_layout_are_pinned():
     assert offsets == {
         "O_SEAT": 0, "O_CURRENT": 1, "O_HAND": 2, "O_HAND_SIZES": 3, "O_PUBLIC": 5,
         "O_PHASE": 5, "O_KNOCK_CARD": 6, "O_GIN_BONUS": 7, "O_UNDERCUT_BONUS": 8, "O_KNOWN": 9,
-        "O_UPCARD": 11,
-        "O_PREV_UPCARD": 12, "O_UPCARD_DRAWS": 13, "O_REPEATED": 14, "O_PASSED": 15,
-        "O_KNOCKER": 17, "O_FINISHED_LAYOFFS": 18, "O_DEADWOOD": 19, "O_END": 21,
+        "O_UPCARD": 11, "O_PREV_UPCARD": 12, "O_UPCARD_DRAWS": 13, "O_REPEATED": 14,
+        "O_PASSED": 15, "O_KNOCKER": 17, "O_FINISHED_LAYOFFS": 18, "O_DEADWOOD": 19, "O_END": 21,
         "O_STOCK_SIZE": 22, "O_DISCARD_COUNT": 23, "O_MELD_COUNT": 24, "O_LAYOFF_COUNT": 26,
         "O_MELDS": 27, "O_LAYOFFS": 35, "O_DISCARDS": 45, "O_FIRST_UPCARD": 77,
         "O_HISTORY_COUNT": 78, "O_HISTORY": 79,
