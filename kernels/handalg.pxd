@@ -26,7 +26,8 @@ ctypedef struct MeldList:
     uint16_t order[MAX_MELDS]      # meld indices sorted by low
     uint64_t leads_any            # cards that are the lowest card of some meld
     uint64_t leads_natural        # ... of some meld without jokers
-    uint16_t first[65]             # order[first[b]:first[b+1]] are the melds whose lowest card is b
+    uint16_t first[65]             # order[first[b]:first[b+1]] are the melds whose lowest card is b,
+                                   # for b in leads_any (other entries are not set)
 
 # A hand: a1 = cards held at least once, a2 = cards held twice (KIROLO only), plus jokers.
 ctypedef struct Hand:
