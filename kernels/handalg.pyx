@@ -167,12 +167,13 @@ cdef inline int32_t _run_opening(int variant, uint64_t positions) noexcept nogil
 
 
 cdef int _emit_run(MeldList* ml, int variant, int table, int lane, uint64_t natural_pos,
-                   uint64_t hole_pos, int jokers, int lo, int hi) noexcept nogil:
-    """Emit a run of natural positions plus ``jokers`` jokers: they fill ``hole_pos`` first,
-    then extend the run upward, then downward (the highest-value reading)."""
+                   uint64_t hole_pos, int holes, int jokers, int lo, int hi) noexcept nogil:
+    """Emit a run of natural positions plus ``jokers`` jokers: they fill the ``holes``
+    positions of ``hole_pos`` first, then extend the run upward, then downward (the
+    highest-value reading)."""
     cdef int npos = _positions(variant)
     cdef uint64_t joker_pos = hole_pos
-    cdef int extra = jokers - __builtin_popcountll(hole_pos)
+    cdef int extra = jokers - holes
     cdef int shift = lane * _lane_width(variant)
     while extra > 0 and hi + 1 < npos:
         hi += 1
@@ -190,11 +191,11 @@ cdef int _emit_run(MeldList* ml, int variant, int table, int lane, uint64_t natu
 
 
 cdef int _emit_run_joker_counts(MeldList* ml, int variant, int table, int lane,
-                                uint64_t natural_pos, uint64_t hole_pos, int max_jk,
-                                int lo, int hi) noexcept nogil:
-    """Every joker count that makes ``natural_pos`` (with its holes filled) a valid run."""
-    cdef int n = __builtin_popcountll(natural_pos)
-    cdef int holes = __builtin_popcountll(hole_pos)
+                                uint64_t natural_pos, int n, uint64_t hole_pos, int holes,
+                                int max_jk, int lo, int hi) noexcept nogil:
+    """Every joker count that makes ``natural_pos`` (``n`` positions, with its ``holes``
+    filled) a valid run. The caller counts both as it walks the lane: without a popcount
+    instruction in the build, each popcount is a library call."""
     cdef int j, j_min = holes, j_max = max_jk
     cdef int max_len = _lane_width(variant)
     if n < 2:
@@ -204,7 +205,7 @@ cdef int _emit_run_joker_counts(MeldList* ml, int variant, int table, int lane,
     if j_max > max_len - n:
         j_max = max_len - n
     for j in range(j_min, j_max + 1):
-        if _emit_run(ml, variant, table, lane, natural_pos, hole_pos, j, lo, hi) < 0:
+        if _emit_run(ml, variant, table, lane, natural_pos, hole_pos, holes, j, lo, hi) < 0:
             return -1
     return 0
 
@@ -213,7 +214,7 @@ cdef int _enumerate_lane_runs(MeldList* ml, int variant, int table, int lane, ui
                               int max_jk) noexcept nogil:
     """Runs of one lane whose natural cards are ``pos`` minus at most ``max_jk`` holes."""
     cdef int max_len = _lane_width(variant)
-    cdef int lo, hi, gaps, a, b
+    cdef int lo, hi, held, gaps, a, b
     cdef uint64_t span, inner, absent, a_rest, b_rest, rest, above
     if max_jk == 0 and (pos & (pos >> 1) & (pos >> 2)) == 0:
         return 0
@@ -222,20 +223,23 @@ cdef int _enumerate_lane_runs(MeldList* ml, int variant, int table, int lane, ui
         lo = __builtin_ctzll(rest)
         rest &= rest - 1
         above = rest
+        held = 1
         while above:
             hi = __builtin_ctzll(above)
             above &= above - 1
+            held += 1
             if hi - lo + 1 > max_len:
                 break
-            span = ((((<uint64_t>1) << (hi - lo + 1)) - 1) << lo)
-            gaps = __builtin_popcountll(span & ~pos)
+            gaps = hi - lo + 1 - held
             if gaps > max_jk:
                 break
+            span = ((((<uint64_t>1) << (hi - lo + 1)) - 1) << lo)
             inner = pos & span & ~((<uint64_t>1) << lo) & ~((<uint64_t>1) << hi)
             absent = span & ~pos
             # natural cards = span minus the absent positions minus up to (max_jk - gaps)
             # present inner cards left out on purpose (they may serve in another meld)
-            if _emit_run_joker_counts(ml, variant, table, lane, span & pos, absent, max_jk, lo, hi) < 0:
+            if _emit_run_joker_counts(ml, variant, table, lane, span & pos, held, absent, gaps,
+                                      max_jk, lo, hi) < 0:
                 return -1
             if gaps < max_jk:
                 a_rest = inner
@@ -243,8 +247,9 @@ cdef int _enumerate_lane_runs(MeldList* ml, int variant, int table, int lane, ui
                     a = __builtin_ctzll(a_rest)
                     a_rest &= a_rest - 1
                     if _emit_run_joker_counts(ml, variant, table, lane,
-                                              span & pos & ~((<uint64_t>1) << a),
-                                              absent | ((<uint64_t>1) << a), max_jk, lo, hi) < 0:
+                                              span & pos & ~((<uint64_t>1) << a), held - 1,
+                                              absent | ((<uint64_t>1) << a), gaps + 1,
+                                              max_jk, lo, hi) < 0:
                         return -1
                     if gaps + 1 < max_jk:
                         b_rest = a_rest
@@ -254,8 +259,9 @@ cdef int _enumerate_lane_runs(MeldList* ml, int variant, int table, int lane, ui
                             if _emit_run_joker_counts(
                                     ml, variant, table, lane,
                                     span & pos & ~((<uint64_t>1) << a) & ~((<uint64_t>1) << b),
+                                    held - 2,
                                     absent | ((<uint64_t>1) << a) | ((<uint64_t>1) << b),
-                                    max_jk, lo, hi) < 0:
+                                    gaps + 2, max_jk, lo, hi) < 0:
                                 return -1
     return 0
 
@@ -287,15 +293,16 @@ cdef int _enumerate_groups(MeldList* ml, int variant, int table, uint64_t a1,
         rank_value = _rami_rank_value(r)
         sub = suits
         while sub:
-            n = __builtin_popcountll(sub)
+            mask = 0
+            missing = 0
+            n = 0
+            for e in range(lanes):
+                if (sub >> e) & 1:
+                    mask |= (<uint64_t>1) << (e * width + r)
+                    n += 1
+                else:
+                    missing |= (<uint64_t>1) << (e * width + r)
             if n >= 2:
-                mask = 0
-                missing = 0
-                for e in range(lanes):
-                    if (sub >> e) & 1:
-                        mask |= (<uint64_t>1) << (e * width + r)
-                    else:
-                        missing |= (<uint64_t>1) << (e * width + r)
                 j_min = 3 - n if n < 3 else 0
                 j_max = max_jk if max_jk < lanes - n else lanes - n   # one card per suit
                 for j in range(j_min, j_max + 1):
@@ -468,7 +475,7 @@ cdef inline Hand _hand52(uint64_t cards) noexcept nogil:
     cdef Hand h
     h.a1 = cards & ((<uint64_t>1 << JOKER_BIT) - 1)
     h.a2 = 0
-    h.jokers = __builtin_popcountll(cards >> JOKER_BIT)
+    h.jokers = ((cards >> JOKER_BIT) & 1) + ((cards >> (JOKER_BIT + 1)) & 1)   # cheaper than a popcount call
     return h
 
 
