@@ -349,7 +349,8 @@ cdef int enumerate_melds(MeldList* ml, int variant, Hand hand, int max_jokers_pe
     for k in range(ml.n):
         count[ml.low[k]] += 1
     # Buckets of the leading cards only, since the search reads first[b] and first[b + 1] for
-    # a leading card b alone: a pass over all 64 card bits cost a tenth of a KIROLO hand.
+    # a leading card b alone: a pass over all 64 card bits cost about 8 % of a KIROLO hand.
+    # count[b] then becomes bucket b's fill cursor.
     start = 0
     leads = ml.leads_any
     while leads:
@@ -475,7 +476,8 @@ cdef inline Hand _hand52(uint64_t cards) noexcept nogil:
     cdef Hand h
     h.a1 = cards & ((<uint64_t>1 << JOKER_BIT) - 1)
     h.a2 = 0
-    h.jokers = ((cards >> JOKER_BIT) & 1) + ((cards >> (JOKER_BIT + 1)) & 1)   # cheaper than a popcount call
+    # two joker bits, added: cheaper than a popcount, which this build makes a library call
+    h.jokers = ((cards >> JOKER_BIT) & 1) + ((cards >> (JOKER_BIT + 1)) & 1)
     return h
 
 
