@@ -84,6 +84,7 @@ from . import cardverse as K
 from .bits import lowest_bit, popcount
 from .levels import BEGINNER, EASY, EXPERT, MASTER
 from .rng import below, mix64, seed_slot, uniform_by_category
+from .unowned import unowned
 
 # --- tuning constants ---------------------------------------------------------------------
 EXPERT_ITERATIONS = 400         # determinizations per decision at the default budget
@@ -539,6 +540,9 @@ def _rollout(state, hand_no, seat, obs, legal, hold):
     observation (with ``hold``, the observing seat plays ``_holder``); return the observing
     seat's return for that hand. The hand number is the one before the evaluated move, so a move
     that ends the hand is scored by that hand, not by a playout of the next one."""
+    state = unowned(state)
+    obs = unowned(obs)
+    legal = unowned(legal)
     while state[K.S_PHASE] != K.PHASE_GAME_OVER and state[K.S_HAND_NO] == hand_no:
         p = state[K.S_CURRENT]
         n = K.legal_actions(state, legal)

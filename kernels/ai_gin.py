@@ -132,6 +132,7 @@ from .bridge import deadwood as _bridge_deadwood
 from .bridge import leftover as _bridge_leftover
 from .levels import BEGINNER, EASY, EXPERT, MASTER, NORMAL
 from .rng import below, mix64, seed_slot, shuffle, uniform_by_category, unit
+from .unowned import unowned
 
 # ---- tuning constants (measured: see the module docstring) ----------------------------------------
 W_PARTIAL = 8            # normal: points a partial-meld card is worth keeping
@@ -521,6 +522,8 @@ def rollout(state, root, pol0, pol1, cache, pile):
     (a sampled world), and returns seat ``root``'s return. ``cache`` (int64[6], -1 = unknown):
     deadwood cards and deadwood of each seat's 10-card hand, then the deadwood cards of a
     pending 11-card hand; ``pile``: the dead discard pile mask."""
+    state = unowned(state)
+    cache = unowned(cache)
     kc = state[G.S_KNOCK_CARD]
     while True:
         ph = state[G.S_PHASE]

@@ -58,6 +58,7 @@ from numba import njit
 from . import bridge
 from .bits import lowest_bit, popcount
 from .rng import below, seed_slot, shuffle
+from .unowned import unowned
 
 # --- parameters ---------------------------------------------------------------------------
 P_NUM_PLAYERS = 0
@@ -790,9 +791,18 @@ def random_playout(state, seed):
     state's."""
     rng = np.empty(1, dtype=np.int64)
     seed_slot(rng, 0, seed)
-    buf = np.empty(NUM_ACTIONS, dtype=np.int64)
+    return _play_randomly(state, np.empty(NUM_ACTIONS, dtype=np.int64), rng, -1)
+
+
+@njit(cache=True)
+def _play_randomly(state, buf, rng, hand_no):
+    """Plays uniformly random legal actions (choices from ``rng``) until the game is over or,
+    for ``hand_no`` >= 1, until that hand ends; returns how many."""
+    state = unowned(state)
+    buf = unowned(buf)
+    rng = unowned(rng)
     count = 0
-    while state[S_PHASE] != PHASE_GAME_OVER:
+    while state[S_PHASE] != PHASE_GAME_OVER and (hand_no < 1 or state[S_HAND_NO] == hand_no):
         n = legal_actions(state, buf)
         apply_action(state, buf[below(rng, 0, n)])
         count += 1
@@ -810,8 +820,5 @@ def random_hands(params, seed, n):
     count = 0
     for _ in range(n):
         reset(state, params, (below(rng, 0, 1 << 31) << 31) | below(rng, 0, 1 << 31))
-        while state[S_HAND_NO] == 1 and state[S_PHASE] != PHASE_GAME_OVER:
-            k = legal_actions(state, buf)
-            apply_action(state, buf[below(rng, 0, k)])
-            count += 1
+        count += _play_randomly(state, buf, rng, 1)
     return count

@@ -56,6 +56,7 @@ from numba import njit
 from .bits import lowest_bit, popcount
 from .bridge import deadwood as _bridge_deadwood
 from .rng import below, next_u64, seed_slot, shuffle
+from .unowned import unowned
 
 NUM_PLAYERS = 2
 NUM_CARDS = 52
@@ -1016,6 +1017,8 @@ def determinize(obs, seed):
 # ---- playouts ------------------------------------------------------------------------------------
 @njit(cache=True)
 def _playout(state, buffer):
+    state = unowned(state)
+    buffer = unowned(buffer)
     count = 0
     while state[S_PHASE] != PH_GAME_OVER:
         n = legal_actions(state, buffer)
