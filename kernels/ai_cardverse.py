@@ -84,7 +84,7 @@ from . import cardverse as K
 from .bits import lowest_bit, popcount
 from .levels import BEGINNER, EASY, EXPERT, MASTER
 from .rng import below, mix64, seed_slot, uniform_by_category
-from .unowned import unowned
+from .calls import unowned
 
 # --- tuning constants ---------------------------------------------------------------------
 EXPERT_ITERATIONS = 400         # determinizations per decision at the default budget

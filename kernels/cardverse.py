@@ -58,7 +58,7 @@ from numba import njit
 from . import bridge
 from .bits import lowest_bit, popcount
 from .rng import below, seed_slot, shuffle
-from .unowned import unowned
+from .calls import inlined, unowned
 
 # --- parameters ---------------------------------------------------------------------------
 P_NUM_PLAYERS = 0
@@ -794,6 +794,10 @@ def random_playout(state, seed):
     return _play_randomly(state, np.empty(NUM_ACTIONS, dtype=np.int64), rng, -1)
 
 
+_legal_actions_inlined = inlined(legal_actions)
+_apply_action_inlined = inlined(apply_action)
+
+
 @njit(cache=True)
 def _play_randomly(state, buf, rng, hand_no):
     """Plays uniformly random legal actions (choices from ``rng``) until the game is over or,
@@ -803,8 +807,8 @@ def _play_randomly(state, buf, rng, hand_no):
     rng = unowned(rng)
     count = 0
     while state[S_PHASE] != PHASE_GAME_OVER and (hand_no < 1 or state[S_HAND_NO] == hand_no):
-        n = legal_actions(state, buf)
-        apply_action(state, buf[below(rng, 0, n)])
+        n = _legal_actions_inlined(state, buf)
+        _apply_action_inlined(state, buf[below(rng, 0, n)])
         count += 1
     return count
 

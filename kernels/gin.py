@@ -56,7 +56,7 @@ from numba import njit
 from .bits import lowest_bit, popcount
 from .bridge import deadwood as _bridge_deadwood
 from .rng import below, next_u64, seed_slot, shuffle
-from .unowned import unowned
+from .calls import inlined, unowned
 
 NUM_PLAYERS = 2
 NUM_CARDS = 52
@@ -1015,14 +1015,18 @@ def determinize(obs, seed):
 
 
 # ---- playouts ------------------------------------------------------------------------------------
+_legal_actions_inlined = inlined(legal_actions)
+_apply_action_inlined = inlined(apply_action)
+
+
 @njit(cache=True)
 def _playout(state, buffer):
     state = unowned(state)
     buffer = unowned(buffer)
     count = 0
     while state[S_PHASE] != PH_GAME_OVER:
-        n = legal_actions(state, buffer)
-        apply_action(state, buffer[below(state, S_RNG, n)])
+        n = _legal_actions_inlined(state, buffer)
+        _apply_action_inlined(state, buffer[below(state, S_RNG, n)])
         count += 1
     return count
 

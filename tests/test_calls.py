@@ -1,5 +1,5 @@
 """``unowned``: a view of an array argument that numba does not reference-count (no memory
-owner), writing through to the array."""
+owner), writing through to the array; ``inlined``: a copy of a compiled function, inlined."""
 import os
 import subprocess
 import sys
@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from meldmind.kernels.unowned import unowned
+from meldmind.kernels.calls import inlined, unowned
 
 
 @intrinsic
@@ -45,9 +45,33 @@ def test_writes_through_the_view_reach_the_array():
     assert array.tolist() == [10, 11, 12, 13, 14]
 
 
-def test_without_jit_the_view_is_the_array():
-    code = ("import numpy as np; from meldmind.kernels.unowned import unowned;"
-            "a = np.zeros(3); print(unowned(a) is a)")
+@njit
+def _weighted_sum(array, weight):
+    total = 0
+    for i in range(array.size):
+        total += weight * array[i]
+    return total
+
+
+_weighted_sum_inlined = inlined(_weighted_sum)
+
+
+@njit
+def _caller(array):
+    return _weighted_sum_inlined(array, 3)
+
+
+def test_the_inlined_copy_computes_the_same_inside_its_caller():
+    array = np.arange(7, dtype=np.int64)
+    assert _caller(array) == _weighted_sum(array, 3) == 3 * 21
+    # spliced into its caller's numba IR, the copy is never compiled as a function of its own
+    assert _weighted_sum_inlined.signatures == []
+
+
+def test_without_jit_the_view_is_the_array_and_the_copy_the_function():
+    code = ("import numpy as np; from meldmind.kernels.calls import inlined, unowned;"
+            "from meldmind.kernels import gin;"
+            "a = np.zeros(3); print(unowned(a) is a, inlined(gin.hand_value) is gin.hand_value)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "NUMBA_DISABLE_JIT": "1"}).stdout.split()
-    assert out == ["True"]
+    assert out == ["True", "True"]
