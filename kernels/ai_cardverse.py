@@ -82,9 +82,9 @@ from numba import njit, prange
 from . import bridge
 from . import cardverse as K
 from .bits import lowest_bit, popcount
+from .calls import unowned
 from .levels import BEGINNER, EASY, EXPERT, MASTER
 from .rng import below, mix64, seed_slot, uniform_by_category
-from .calls import unowned
 
 # --- tuning constants ---------------------------------------------------------------------
 EXPERT_ITERATIONS = 400         # determinizations per decision at the default budget

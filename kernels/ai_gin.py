@@ -130,9 +130,9 @@ from . import gin as G
 from .bits import lowest_bit, popcount
 from .bridge import deadwood as _bridge_deadwood
 from .bridge import leftover as _bridge_leftover
+from .calls import unowned
 from .levels import BEGINNER, EASY, EXPERT, MASTER, NORMAL
 from .rng import below, mix64, seed_slot, shuffle, uniform_by_category, unit
-from .calls import unowned
 
 # ---- tuning constants (measured: see the module docstring) ----------------------------------------
 W_PARTIAL = 8            # normal: points a partial-meld card is worth keeping

@@ -57,8 +57,8 @@ from numba import njit
 
 from . import bridge
 from .bits import lowest_bit, popcount
-from .rng import below, seed_slot, shuffle
 from .calls import inlined, unowned
+from .rng import below, seed_slot, shuffle
 
 # --- parameters ---------------------------------------------------------------------------
 P_NUM_PLAYERS = 0

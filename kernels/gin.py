@@ -55,8 +55,8 @@ from numba import njit
 
 from .bits import lowest_bit, popcount
 from .bridge import deadwood as _bridge_deadwood
-from .rng import below, next_u64, seed_slot, shuffle
 from .calls import inlined, unowned
+from .rng import below, next_u64, seed_slot, shuffle
 
 NUM_PLAYERS = 2
 NUM_CARDS = 52
