@@ -4,7 +4,7 @@ A call from one compiled function to another passes each array as seven words, c
 exception on return, and increfs and decrefs each array argument with atomic operations. Numba's
 pruning pass removes those reference counts only from functions without loops or calls. In
 random gin games, where every move calls ``legal_actions`` and ``apply_action``, the atomics took
-over a third of the time, and the calls themselves a third of what was left.
+over a third of the time, and the calls themselves about half of what was left.
 
 - ``unowned(array)``: a view of an array argument with no memory owner, so each incref and decref
   of it is a null check. Take views only of a function's own array arguments, in that function:
