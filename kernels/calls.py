@@ -11,8 +11,8 @@ over a third of the time, and the calls themselves about half of what was left.
   the caller holds them until the call returns. A local array gives no such guarantee, since
   numba may free it after its last use while a view of it lives on. Never return a view.
 - ``inlined(function)``: a copy of a compiled function that numba inlines into each caller. Use
-  it in the one loop where the calls were measured to cost; each caller compiles its own copy,
-  so inlining everywhere would slow the compilation of the AI kernels.
+  it only in loops where the calls were measured to cost (the random-play loops); each caller
+  compiles its own copy, so inlining everywhere would slow the compilation of the AI kernels.
 
 With ``NUMBA_DISABLE_JIT=1`` the view is the array itself and the copy is the Python function.
 """
