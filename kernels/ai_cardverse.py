@@ -81,6 +81,7 @@ from numba import njit, prange
 
 from . import bridge
 from . import cardverse as K
+from .arrays import copy_into
 from .bits import lowest_bit, popcount
 from .calls import unowned
 from .levels import BEGINNER, EASY, EXPERT, MASTER
@@ -629,7 +630,7 @@ def _evaluate(obs, level, seed, k, legal, n, row):
     buf = np.empty(K.NUM_ACTIONS, dtype=np.int64)
     hand_no = base[K.S_HAND_NO]
     for j in range(n):
-        work[:] = base
+        copy_into(work, base)
         K.apply_action(work, legal[j])
         row[j] = _rollout(work, hand_no, seat, ob, buf, level >= MASTER)
 

@@ -127,6 +127,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import gin as G
+from .arrays import copy_into
 from .bits import lowest_bit, popcount
 from .bridge import deadwood as _bridge_deadwood
 from .bridge import leftover as _bridge_leftover
@@ -967,8 +968,8 @@ def _evaluate(obs, level, seed, k, legal, n, own_l, out_v, out_c, cards, factors
     p1 = opp_pol if seat == 0 else POL_EASY
     for j in range(n):
         a = legal[j]
-        work[:] = det
-        cache[:] = base
+        copy_into(work, det)
+        copy_into(cache, base)
         pl = pile
         if phase == G.PH_DRAW and a == G.DRAW_STOCK:
             pl |= _bit(det[G.S_UPCARD])
