@@ -31,8 +31,8 @@ Action ids (OpenSpiel's numbering scheme, meldmind's suit index):
 54         pass (first upcard, end of melds / layoffs, Wall)
 55         knock
 56..240    lay meld ``action - 56``. Meld ids (185):
-           0..64    sets: rank r = id // 5, k = id % 5; k < 4: the three cards of rank r
-                    without suit k (C=0 D=1 H=2 S=3); k = 4: all four
+           0..64    sets (OpenSpiel's word for groups): rank r = id // 5, k = id % 5; k < 4: the
+                    three cards of rank r without suit k (C=0 D=1 H=2 S=3); k = 4: all four
            65..108  3-card runs: j = id - 65, suit = j // 11, lowest rank = j % 11
            109..148 4-card runs: j = id - 109, suit = j // 10, lowest rank = j % 10
            149..184 5-card runs: j = id - 149, suit = j // 9, lowest rank = j % 9

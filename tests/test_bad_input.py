@@ -39,6 +39,19 @@ def test_a_json_integer_too_long_to_read_is_malformed_json():
         meldmind.suggest(observation, level="easy")
 
 
+def test_a_key_given_twice_in_one_object_is_malformed_json_wherever_json_is_read():
+    """Parsers disagree on which of two values of one key counts, so none is chosen."""
+    observation = json.dumps(_observation()).replace('"seat": 0', '"seat": 1, "seat": 0')
+    with pytest.raises(MeldmindError, match='malformed observation JSON: the key "seat" appears '
+                                            'twice in one object'):
+        meldmind.suggest(observation, level="easy")
+    record = json.dumps(_game_record()).replace('"options": {}', '"options": {"ace_high": true, '
+                                                                  '"ace_high": false}')
+    with pytest.raises(MeldmindError, match='malformed game JSON: the key "ace_high" appears'):
+        Game.from_json(record)
+    assert Game.from_json(json.dumps(_game_record())).variant == "cardverse"
+
+
 def test_cli_hint_lines_answers_undecodable_and_unreadable_lines_and_goes_on():
     good = json.dumps(_observation()).encode()
     huge = good.replace(b'"seat": 0', b'"seat": ' + HUGE.encode())
@@ -182,7 +195,7 @@ def test_every_observation_and_move_of_whole_games_matches_the_schemas(variant):
                 game.play(rng.choice(game.legal_moves()))
     if variant == "gin":
         assert {"knock", "layoff"} <= phases
-        assert {("lay_meld", "set"), ("lay_meld", "run"), ("lay_off", None)} <= move_types
+        assert {("lay_meld", "group"), ("lay_meld", "run"), ("lay_off", None)} <= move_types
     else:
         assert {("lay_meld", "group"), ("lay_meld", "run"), ("lay_off", None)} <= move_types
 

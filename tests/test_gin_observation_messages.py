@@ -72,7 +72,7 @@ def test_a_hand_shown_after_a_knock_is_asked_for_by_its_rule_never_with_guessed_
             assert len(shown) == d["hand_sizes"][shower] and total is not None
             bad = copy.deepcopy(d)
             bad["deadwood"][shower] = None      # the cards given, their total is public
-            assert _refusal(bad).endswith(f"which gives deadwood {d['deadwood']!r}")
+            assert _refusal(bad).endswith(f"which gives deadwood {json.dumps(d['deadwood'])}")
             taken = gin.mask_cards("gin", int(states[i][K.S_KNOWN + shower]))
             if len(taken) == len(shown):        # it only held upcards it took: nothing unseen
                 continue
@@ -163,13 +163,13 @@ def test_a_history_cut_short_or_too_long_says_where_it_leads():
     the doc quotes the first."""
     cut = _refusal(_edited(lambda d: d["history"].pop()))
     assert cut == ("'history' does not lead to the given upcard, discard pile and stock size but "
-                   "to upcard 'KS'; discard_pile ['JD', '10C', '9C', '9H']; stock_size 27")
+                   "to upcard \"KS\"; discard_pile [\"JD\", \"10C\", \"9C\", \"9H\"]; stock_size 27")
     assert " ".join(cut.split()) in " ".join(DOC.split())
     assert _refusal(_edited(lambda d: d["history"].append({"seat": 1, "move": "discard 4C"}))) == (
-        "'history' does not lead to the given upcard, discard pile and stock size but to upcard '4C'")
+        "'history' does not lead to the given upcard, discard pile and stock size but to upcard \"4C\"")
     assert _refusal(_edited(lambda d: d["history"].clear())) == (
         "'history' does not lead to the given upcard, discard pile and stock size but to "
-        "upcard 'JD'; discard_pile []; stock_size 31")
+        "upcard \"JD\"; discard_pile []; stock_size 31")
 
 
 @pytest.mark.parametrize("k", [4, 8, 12])

@@ -91,7 +91,7 @@ def test_contradictions_that_crashed_the_search_are_refused_naming_the_field():
     knock_phase = _observation(meldmind.new_game("gin", seed=7), 0)
     knock_phase["phase"] = "knock"
     for bad, message in ((no_knocker, "gives knocker 1"), (passes, r"history\[1\]'\: seat 0 moves out of turn"),
-                         (knock_phase, "gives phase 'first_upcard'")):
+                         (knock_phase, 'gives phase "first_upcard"')):
         with pytest.raises(MeldmindError, match=message):
             meldmind.suggest(bad, level="master", iterations=20, seed=1)
 

@@ -89,6 +89,45 @@ def test_an_entry_whose_id_and_text_name_different_moves_is_refused_by_its_index
         suggest({**observation, "legal_moves": listed}, level="easy")
 
 
+def _first_discard(observation):
+    index = next(i for i, m in enumerate(observation["legal_moves"]) if m["type"] == "discard")
+    return index, observation["legal_moves"][index]
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda m: {"Id": m["id"]}, "unknown field 'Id' (did you mean 'id'?): a move object holds "
+                                "only the fields of move.json"),
+    (lambda m: {**m, "foo": 1}, "unknown field 'foo'"),
+    (lambda m: {**m, "type": "knock"}, "the move \"{text}\" has 'type' \"discard\", not "
+                                       "\"knock\": the move object names two different moves"),
+    (lambda m: {"id": m["id"], "card": "AS" if m["card"] != "AS" else "2S"},
+     "the move \"{text}\" has 'card' \"{card}\", not"),
+    (lambda m: {"text": m["text"], "meld": 3}, "the move \"{text}\" has no 'meld', not 3"),
+    (lambda m: {**m, "card": 7}, "the move \"{text}\" has 'card' \"{card}\", not 7"),
+])
+def test_an_entry_with_a_field_move_json_lacks_or_that_describes_another_move_is_refused(
+        edit, message):
+    """Each entry is read as move.json says: a misspelt field is not ignored, and fields beside
+    the id or text must describe the same move (the full form is what Game.observation writes)."""
+    observation = _gin_discard()
+    index, move = _first_discard(observation)
+    listed = [*observation["legal_moves"]]
+    listed[index] = edit(move)
+    with pytest.raises(MeldmindError) as refused:
+        suggest({**observation, "legal_moves": listed}, level="easy")
+    expected = message.format(text=move["text"], card=move["card"])
+    assert str(refused.value).startswith(f"'legal_moves[{index}]': {expected}")
+
+
+def test_fields_beside_the_id_may_spell_cards_as_the_notation_allows():
+    observation = _gin_discard()
+    index, move = _first_discard(observation)
+    listed = [*observation["legal_moves"]]
+    listed[index] = {"id": move["id"], "type": "discard", "card": move["card"].lower()}
+    assert suggest({**observation, "legal_moves": listed}, level="normal", seed=1).move \
+        == suggest(observation, level="normal", seed=1).move
+
+
 @pytest.mark.parametrize("entry, message", [
     (52, "a move is an object with an 'id' or a 'text', not 52"),
     ("pass", "a move is an object with an 'id' or a 'text', not \"pass\""),
@@ -216,3 +255,48 @@ def test_ctrl_c_while_hint_lines_waits_for_input_exits_quietly():
         process.kill()
         process.communicate()
     assert (process.returncode, out, err) == (EXIT_INTERRUPTED, b"", b"")
+
+
+
+# Run in a fresh process: the kernels of this one are loaded already.
+_LOADED_BY_A_HINT_AFTER_WARM_UP = r"""
+import importlib, json, pkgutil, random, sys
+from numba.core.dispatcher import Dispatcher
+import meldmind
+from meldmind import kernels
+
+def loaded():
+    # the signatures each compiled kernel of the package holds in this process
+    counts = {}
+    for info in pkgutil.iter_modules(kernels.__path__):
+        module = importlib.import_module(f"meldmind.kernels.{info.name}")
+        for name, value in vars(module).items():
+            if isinstance(value, Dispatcher) and value.signatures:
+                counts[f"{info.name}.{name}"] = len(value.signatures)
+    return counts
+
+observations = []    # what a server sends: JSON from its own game (here: this process's)
+for variant in ("gin", "cardverse"):
+    game, rng = meldmind.new_game(variant, seed=7), random.Random(7)
+    for _ in range(9):
+        game.play(rng.choice(game.legal_moves()))
+    observations.append(json.dumps(game.observation(game.to_move)))
+loaded()    # imports every kernel module
+meldmind.warm_up(sys.argv[1])
+warmed = loaded()
+for observation in observations:
+    meldmind.suggest(observation, level=sys.argv[1], budget_ms=5, seed=1)
+print(json.dumps({"warmed": warmed, "after": loaded()}))
+"""
+
+
+@pytest.mark.parametrize("level", ["master", "normal"])
+def test_after_warm_up_a_hint_in_either_game_loads_no_kernel(level):
+    """So a server's first hint gets its whole budget (``hint --lines`` warms up at start)."""
+    result = subprocess.run([sys.executable, "-c", _LOADED_BY_A_HINT_AFTER_WARM_UP, level],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    counts = json.loads(result.stdout)
+    assert counts["warmed"] == counts["after"]
+    searches_loaded = {"ai_gin.search", "ai_cardverse.search"} & counts["warmed"].keys()
+    assert len(searches_loaded) == (2 if level == "master" else 0)

@@ -73,15 +73,30 @@ def test_a_move_text_is_not_read_through_a_non_ascii_letter_that_folds_to_ascii(
 
 
 @pytest.mark.parametrize("variant", ["gin", "cardverse"])
-def test_every_legal_move_as_a_dict_of_its_id_and_text_is_played(variant):
-    """Whole games of moves given as {"id", "text"}, as Game.observation lists them: every
-    move's id and text agree, in every phase (melds, lay-offs and their places too)."""
+def test_every_legal_move_in_its_full_json_form_is_played(variant):
+    """Whole games of moves given as Game.observation lists them (id, text, type and the
+    move's cards, meld, kind, slot or end): every field agrees with the id, in every phase."""
     for seed in range(4):
         game, twin = new_game(variant, seed=seed), new_game(variant, seed=seed)
         rng = random.Random(seed)
         while not game.is_over:
-            move = rng.choice(game.legal_moves())
-            assert game.play({"id": move.id, "text": move.text}) == twin.play(move.id) == move
+            full = rng.choice(game.observation(game.to_move)["legal_moves"])
+            assert game.play(full) == twin.play(full["id"])
+
+
+def test_a_move_dict_whose_other_fields_describe_another_move_is_refused_and_changes_nothing():
+    game = _at_discard()
+    discard, other = game.legal_moves()[:2]
+    card, other_card = discard.text.split()[1], other.text.split()[1]
+    before = _unchanged(game)
+    for move, message in [
+            ({"id": discard.id, "card": other_card}, f"has 'card' \"{card}\", not \"{other_card}\""),
+            ({"text": discard.text, "type": "knock"}, "has 'type' \"discard\", not \"knock\""),
+            ({"id": discard.id, "cards": ["AS", "2S", "3S"]}, "has no 'cards'"),
+            ({"id": discard.id, "Card": "AS"}, "unknown field 'Card' (did you mean 'card'?)")]:
+        with pytest.raises(MeldmindError, match=re.escape(message)):
+            game.play(move)
+        assert _unchanged(game) == before
 
 
 # -- 2. players and options["num_players"] -------------------------------------------------------
@@ -210,8 +225,8 @@ def test_json_type_names_json_types(value, name):
     (lambda: Game.from_json(json.dumps({"format": "meldmind.game", "version": True})),
      "unsupported game version true"),
     (lambda: new_game("gin", seed=1).play({"text": None}), "'text' is a string, not null"),
-    (lambda: new_game("gin", seed=1).play({"move": "pass"}), 'needs an \'id\' or a \'text\': '
-                                                              '{"move": "pass"}'),
+    (lambda: new_game("gin", seed=1).play({"type": "pass"}), 'needs an \'id\' or a \'text\': '
+                                                              '{"type": "pass"}'),
     (lambda: new_game("gin", options=[1]), "must be a mapping (a JSON object), not array"),
     (lambda: new_game([None]), 'no game engine for [null]'),
 ])

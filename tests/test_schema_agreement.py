@@ -211,5 +211,5 @@ def test_the_reader_knows_the_fields_the_schema_names(variant):
     from meldmind.games.fields import schema_fields
     game = new_game(variant, seed=5)
     written = set(game.observation(game.to_move))
-    assert schema_fields(variant) == written == set(_schema(f"observation-{variant}")
-                                                    ["properties"])
+    schema = f"observation-{variant}"
+    assert schema_fields(schema) == written == set(_schema(schema)["properties"])

@@ -26,12 +26,12 @@ from .variants import VARIANTS
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:   # type checkers see the lazy names' real signatures
-    from .ai import Alternative, Suggestion, suggest
+    from .ai import Alternative, Suggestion, suggest, warm_up
     from .tournament import ArenaResult, arena
 
 # The AI and the arena load numba on first use, not on `import meldmind`.
-_LAZY = {"Alternative": "ai", "Suggestion": "ai", "suggest": "ai", "ArenaResult": "tournament",
-         "arena": "tournament"}
+_LAZY = {"Alternative": "ai", "Suggestion": "ai", "suggest": "ai", "warm_up": "ai",
+         "ArenaResult": "tournament", "arena": "tournament"}
 
 
 def __getattr__(name: str) -> Any:
@@ -46,7 +46,7 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 __all__ = [
-    "Alternative", "ArenaResult", "Suggestion", "arena", "suggest",
+    "Alternative", "ArenaResult", "Suggestion", "arena", "suggest", "warm_up",
     "BatchAnalysis", "CardError", "Event", "Game", "HandAnalysis", "IllegalMove", "LayOff", "Meld",
     "MeldmindError", "Move", "MoveLike", "OptionError", "VARIANTS", "analyze_batch", "analyze_hand",
     "encode_hands", "format_card", "layoff_targets", "meld_catalog", "new_game", "parse_cards",

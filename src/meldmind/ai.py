@@ -29,7 +29,8 @@ import numpy as np
 
 from .errors import MeldmindError, OptionError, json_type, parse_json, shown
 from .explain import explain
-from .game import Move, check_same_move, game_module, move_id, text_action
+from .game import (GAME_MODULES, Move, check_move_fields, check_move_object, game_module, move_id,
+                   new_game, text_action)
 from .kernels import levels
 from .kernels.rng import mix64
 from .variants import is_positive_int, seed_value
@@ -175,21 +176,21 @@ def _listed_action(variant: str, module: ModuleType, phase: int, entry: Any) -> 
     """The action id of an entry of an observation's ``legal_moves``, read as ``Game.play``
     reads a move object, in the observation's ``phase``: by its id, its text, or both when
     they name the same move."""
-    if not isinstance(entry, Mapping) or not {"id", "text"} & entry.keys():
+    if not isinstance(entry, Mapping):
+        raise MeldmindError(f"a move is an object with an 'id' or a 'text', not {shown(entry)}")
+    check_move_fields(entry)
+    if not {"id", "text"} & entry.keys():
         raise MeldmindError(f"a move is an object with an 'id' or a 'text', not {shown(entry)}")
     if "id" in entry:
-        listed_id = move_id(entry["id"])
-        id_text = module.action_text(listed_id, phase)     # checks the id
-        if "text" not in entry:
-            return listed_id
-    text = entry["text"]
-    if not isinstance(text, str):
-        raise MeldmindError(f"a move's 'text' is a string, not {shown(text)}")
-    action = text_action(variant, phase, text)
-    if action is None:
-        raise MeldmindError(f"{shown(text)} is not a move of the {module.PHASES[phase]} phase")
-    if "id" in entry:
-        check_same_move(variant, listed_id, id_text, text)
+        action = move_id(entry["id"])
+        module.action_text(action, phase)     # checks the id
+    else:
+        found = text_action(variant, phase, entry["text"])
+        if found is None:
+            raise MeldmindError(f"{shown(entry['text'])} is not a move of the "
+                                f"{module.PHASES[phase]} phase")
+        action = found
+    check_move_object(variant, action, phase, entry)
     return action
 
 
@@ -264,6 +265,16 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
                             (deadline - finished) / per_determinization * _BUDGET_FILL))
     action = int(ai.pick(obs, values, visits, buffer, n, number, np.int64(seed)))
     return Decision(action, legal, values, visits, done)
+
+
+def warm_up(level: str = "master") -> None:
+    """Loads every kernel a hint of ``level`` runs, in every game, into this process: from
+    numba's cache in about 0.3 s a game, or compiled after an install. A first hint otherwise
+    spends that time from its budget and gets the budget's minimum search; a server calls this
+    once as it starts (``meldmind hint --lines`` does)."""
+    for variant in GAME_MODULES:
+        observation = new_game(variant, seed=0).observation(0)   # seat 0 moves first
+        suggest(observation, level=level, iterations=1, seed=0)
 
 
 def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "master",

@@ -97,7 +97,7 @@ def _arena(args: argparse.Namespace) -> int:
 
 
 def _hint(args: argparse.Namespace) -> int:
-    from .ai import check_budget, level_name, suggest
+    from .ai import check_budget, level_name, suggest, warm_up
 
     # the flags hold for every observation: a bad one is an error now, not an answer per line
     level_name(args.level)
@@ -116,8 +116,10 @@ def _hint(args: argparse.Namespace) -> int:
             return _fail(error, EXIT_REFUSED)
         print(json.dumps(reply, indent=2))
         return 0
-    # A server keeps one process (numba loaded once) and gets an answer line per request line;
-    # a bad request answers {"error": ...} and the process goes on.
+    # A server keeps one process (numba loaded once, before the first request, which then gets
+    # its whole budget) and gets an answer line per request line; a bad request answers
+    # {"error": ...} and the process goes on.
+    warm_up(args.level)
     for line in sys.stdin.buffer:
         if line.strip():
             try:

@@ -38,9 +38,23 @@ def parse_json(text: str | bytes, what: str) -> Any:
     if not text.strip():
         raise MeldmindError(f"no {what} given: the input is empty")
     try:
-        return json.loads(text, parse_int=_json_int)
+        return json.loads(text, parse_int=_json_int, object_pairs_hook=_object_of_unique_keys)
     except (ValueError, RecursionError) as error:   # the first two are ValueErrors
         raise MeldmindError(f"malformed {what}: {error}") from None
+
+
+def _object_of_unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys all differ: where a key repeats, parsers disagree on which
+    value counts, so the sender has a bug to hear about."""
+    obj = dict(pairs)
+    if len(obj) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"the key {json.dumps(key, ensure_ascii=False)} appears twice "
+                                 f"in one object")
+            seen.add(key)
+    return obj
 
 
 def _utf8_fault(error: UnicodeDecodeError) -> str:

@@ -26,6 +26,7 @@ import numpy as np
 
 from .cards import fold_case, format_card, parse_cards
 from .errors import IllegalMove, MeldmindError, OptionError, check_version, parse_json, shown
+from .games.fields import schema_fields, unknown_field
 from .variants import checked_options, is_integer, is_json_integer, is_positive_int, options_dict, seed_value
 
 GAME_MODULES = {"gin": "meldmind.games.gin", "cardverse": "meldmind.games.cardverse"}
@@ -129,6 +130,44 @@ def check_same_move(variant: str, action: int, action_text: str, given_text: str
     if _read_move(variant, given_text) != _read_move(variant, action_text):
         raise MeldmindError(f"the move's id {action} is {shown(action_text)} but its text is "
                             f"{shown(given_text)}: they name different moves")
+
+
+def check_move_fields(move: Mapping[Any, Any]) -> None:
+    """Refuses a move object with a field move.json does not name (a misspelt ``Id`` or
+    ``card`` would otherwise go unchecked), or whose ``text`` is not a string."""
+    unknown = unknown_field(move, schema_fields("move"))
+    if unknown is not None:
+        raise MeldmindError(f"{unknown}: a move object holds only the fields of move.json "
+                            f"({', '.join(sorted(schema_fields('move')))})")
+    if "text" in move and not isinstance(move["text"], str):
+        raise MeldmindError(f"a move's 'text' is a string, not {shown(move['text'])}")
+
+
+def check_move_object(variant: str, action: int, phase: int, move: Mapping[str, Any]) -> None:
+    """Refuses a move object (move.json) naming ``action`` by its id or text whose other fields
+    say something else of the move than its full form, ``action_json``: the client has a bug,
+    and either one may be the wrong move."""
+    check_move_fields(move)
+    full = game_module(variant).action_json(action, phase)
+    if "text" in move:
+        check_same_move(variant, action, full["text"], move["text"])
+    for field, given in move.items():
+        if field in ("id", "text"):
+            continue
+        meant = full.get(field)
+        if field == "card" and isinstance(given, str):
+            same = meant is not None and parse_cards(variant, [given]) == parse_cards(variant, [meant])
+        elif field == "cards" and isinstance(given, list) and all(isinstance(c, str) for c in given):
+            same = meant is not None and sorted(parse_cards(variant, given)) == sorted(
+                parse_cards(variant, meant))
+        elif field in ("meld", "slot"):
+            same = is_json_integer(given) and given == meant
+        else:
+            same = isinstance(given, str) and given == meant
+        if not same:
+            told = f"{field!r} {shown(meant)}" if meant is not None else f"no {field!r}"
+            raise MeldmindError(f"the move {shown(full['text'])} has {told}, not {shown(given)}: "
+                                f"the move object names two different moves")
 
 
 def game_scores(module: ModuleType, state: np.ndarray, players: int) -> list[int]:
@@ -256,8 +295,7 @@ class Game:
         if is_integer(move):
             return int(move)
         if isinstance(move, Mapping):
-            if "text" in move and not isinstance(move["text"], str):
-                raise MeldmindError(f"a move's 'text' is a string, not {shown(move['text'])}")
+            check_move_fields(move)
             if "id" in move:    # play checks that a text beside it names the same move
                 return move_id(move["id"])
             if "text" in move:
@@ -292,8 +330,8 @@ class Game:
         text = self._module.action_text(action, phase)
         if isinstance(move, Move):
             check_same_move(self.variant, action, text, move.text)
-        elif isinstance(move, Mapping) and "text" in move:
-            check_same_move(self.variant, action, text, move["text"])
+        elif isinstance(move, Mapping):
+            check_move_object(self.variant, action, phase, move)
         reason = int(self._kernel.illegal_reason(self._state, action))
         if reason:
             raise IllegalMove(f"{text}: {self._module.REASONS[reason]}")

@@ -132,10 +132,11 @@ def action_text(action: int, phase: int | None = None) -> str:
     return f"lay off {info['card']} on meld {info['slot']} ({ENDS[END_NAMES.index(info['end'])]})"
 
 
-def action_json(action: int) -> dict[str, Any]:
+def action_json(action: int, phase: int | None = None) -> dict[str, Any]:
     """The move as JSON: ``{"id", "type", "text"}`` plus ``card`` (discard, lay_off),
     ``meld``/``kind``/``cards`` (lay_meld: catalog index, kind, cards) or ``slot``/``end``
-    (lay_off: table meld slot, "low" / "high" / "group")."""
+    (lay_off: table meld slot, "low" / "high" / "group"). CardVerse's ids mean one move in
+    every phase, so ``phase`` is not needed."""
     kind, info = _decode(action)
     return {"id": int(action), "type": kind, "text": action_text(action), **info}
 

@@ -18,12 +18,24 @@ OBS_VERSION = 1
 
 
 @cache
-def schema_fields(variant: str) -> frozenset[str]:
-    """The top-level fields an observation of ``variant`` may hold: the properties of its JSON
-    Schema (``schemas/observation-<variant>.json``), which name every field ``Game.observation``
-    writes, ``legal_moves`` and ``events`` included."""
-    schema = resources.files("meldmind").joinpath(f"schemas/observation-{variant}.json")
-    return frozenset(json.loads(schema.read_text(encoding="utf-8"))["properties"])
+def schema_fields(schema: str) -> frozenset[str]:
+    """The top-level fields a document of the shipped JSON Schema ``schemas/<schema>.json`` may
+    hold: its properties. An observation's (``observation-<variant>``) name every field
+    ``Game.observation`` writes, ``legal_moves`` and ``events`` included."""
+    path = resources.files("meldmind").joinpath(f"schemas/{schema}.json")
+    return frozenset(json.loads(path.read_text(encoding="utf-8"))["properties"])
+
+
+def unknown_field(d: Mapping[Any, Any], fields: frozenset[str]) -> str | None:
+    """The first key of ``d`` outside ``fields``, named for a message with the field it likely
+    misspells (``unknown field 'Id' (did you mean 'id'?)``); None when every key is known."""
+    unknown = next((key for key in d if key not in fields), None)
+    if unknown is None:
+        return None
+    close = ([field for field in fields if field.lower() == unknown.lower()]
+             or difflib.get_close_matches(unknown, fields, n=1)) if isinstance(unknown, str) else []
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown field {unknown!r}{hint}"
 
 
 class FieldReader:
@@ -48,13 +60,10 @@ class FieldReader:
         check_version(reader.get("version"), OBS_VERSION, "observation")
         if reader.get("variant") != cls.variant:
             raise MeldmindError(f"not a {cls.variant} observation: variant {shown(d.get('variant'))}")
-        fields = schema_fields(cls.variant)
-        unknown = next((key for key in d if key not in fields), None)
+        unknown = unknown_field(d, schema_fields(f"observation-{cls.variant}"))
         if unknown is not None:
-            close = difflib.get_close_matches(unknown, fields, n=1) if isinstance(unknown, str) else []
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise cls.fail(f"unknown field {unknown!r}{hint}: an observation holds only the fields "
-                           f"of its schema, observation-{cls.variant}.json")
+            raise cls.fail(f"{unknown}: an observation holds only the fields of its schema, "
+                           f"observation-{cls.variant}.json")
         events = d.get("events", [])
         if not isinstance(events, list):
             raise cls.fail(f"'events' must be a list of texts (the event log), not {shown(events)}")

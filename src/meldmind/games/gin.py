@@ -47,7 +47,7 @@ REASONS: tuple[str, ...] = (
     "discard a card (or knock)",
     "that card is not in your hand",
     ("knocking needs deadwood <= the knock card (10), counted as OpenSpiel counts it: the first "
-     "best arrangement of all 11 cards its search finds (sets before runs), less the highest "
+     "best arrangement of all 11 cards its search finds (groups before runs), less the highest "
      "card left over"),
     "after knocking, the discard must leave deadwood <= the knock card (10)",
     "after knocking, discard first",
@@ -89,12 +89,12 @@ def _card_ids(mask: int) -> list[int]:
 
 
 def meld_cards(meld: int) -> list[int]:
-    """Card ids of meld id ``meld`` (0..184), ascending (sets in suit order C D H S)."""
+    """Card ids of meld id ``meld`` (0..184), ascending (groups in suit order C D H S)."""
     return _card_ids(int(KERNEL.MELD_MASK[meld]))
 
 
 def meld_kind(meld: int) -> str:
-    return "set" if meld < KERNEL.NUM_SET_MELDS else "run"
+    return "group" if meld < KERNEL.NUM_SET_MELDS else "run"
 
 
 def _check_id(action: Any) -> int:
@@ -139,13 +139,13 @@ def action_text(action: int, phase: int | None = None) -> str:
 
 def action_json(action: int, phase: int | None = None) -> dict[str, Any]:
     """The move as JSON: ``{"id", "type", "text"}`` plus ``card`` (discard, lay_off) or
-    ``meld``/``kind``/``cards`` (lay_meld: meld id 0..184, "set"/"run", cards)."""
+    ``meld``/``kind``/``cards`` (lay_meld: meld id 0..184, "group"/"run", cards)."""
     kind, info = _decode(action, phase)
     return {"id": int(action), "type": kind, "text": action_text(action, phase), **info}
 
 
 # What a meld is (RULES.md §5.2, OpenSpiel's meld ids), for the messages that refuse one.
-MELD_RULE = ("a set is 3-4 cards of one rank; a run 3-5 consecutive cards of one suit, ace low; "
+MELD_RULE = ("a group is 3-4 cards of one rank; a run 3-5 consecutive cards of one suit, ace low; "
              "longer runs are laid in parts")
 
 
@@ -273,7 +273,8 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     obs = np.zeros(K.OBS_SIZE, dtype=np.int64)
     params = r.get("parameters")
     if params != PARAMETERS:
-        raise _Reader.fail(f"'parameters' must be {PARAMETERS} (gin has no options), not {params!r}")
+        raise _Reader.fail(f"'parameters' must be {shown(PARAMETERS)} (gin has no options), "
+                           f"not {shown(params)}")
     obs[K.O_KNOCK_CARD] = PARAMETERS["knock_card"]
     obs[K.O_GIN_BONUS] = PARAMETERS["gin_bonus"]
     obs[K.O_UNDERCUT_BONUS] = PARAMETERS["undercut_bonus"]
@@ -330,7 +331,7 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
             mask = _mask(r.cards(key, meld))
             hits = np.flatnonzero(K.MELD_MASK == mask)
             if not len(hits):
-                raise _Reader.fail(f"{key!r} is not a gin meld: {meld!r}")
+                raise _Reader.fail(f"{key!r} is not a gin meld: {shown(meld)}")
             if mask & laid:
                 raise _Reader.fail(f"{key!r} repeats a card laid in another meld")
             laid |= mask
@@ -431,7 +432,8 @@ def _check_history(obs: np.ndarray) -> None:
 def _differences(given: Mapping[str, Any], replayed: Mapping[str, Any]) -> str:
     """The fields of ``replayed`` that the observation JSON ``given`` has otherwise, with their
     values in ``replayed`` (printed: public values only), or ''."""
-    return "; ".join(f"{key} {value!r}" for key, value in replayed.items() if given[key] != value)
+    return "; ".join(f"{key} {shown(value)}" for key, value in replayed.items()
+                     if given[key] != value)
 
 
 def _history_moves(obs: np.ndarray, faced: np.ndarray) -> list[tuple[int, int, list[int], int | None]]:
