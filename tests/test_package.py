@@ -2,6 +2,7 @@
 unbuilt tree."""
 import doctest
 import importlib
+import os
 import shutil
 import subprocess
 import sys
@@ -98,3 +99,16 @@ def test_cli_output_into_a_closed_pipe_ends_quietly():
     shell = f"'{sys.executable}' -m meldmind.cli analyze --samples | head -1"
     done = subprocess.run(["sh", "-c", shell], capture_output=True, text=True, timeout=120)
     assert done.stdout.startswith("gin") and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("given, kept", [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_openmp_threads_sleep_when_idle_unless_the_embedder_chose(given, kept):
+    """Spinning idle threads slow the search on a loaded host (kernels/__init__.py)."""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if given is not None:
+        env["OMP_WAIT_POLICY"] = given
+    code = "import os, meldmind.kernels; print(os.environ['OMP_WAIT_POLICY'])"
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == kept
