@@ -5,7 +5,7 @@ targets), and the lower levels against the simple bot, which places it on meldmi
 The number of deal pairs comes from MELDMIND_STRENGTH_PAIRS (default 1, a smoke run); the
 README's figures come from `MELDMIND_STRENGTH_PAIRS=1000 NUMBA_NUM_THREADS=1 pytest
 bench/test_bench_openspiel_strength.py -k simple -s` (7 minutes) and 200 pairs of `-k ismcts`
-(70 minutes).
+(65 minutes).
 """
 import os
 import time
