@@ -144,10 +144,9 @@ def check_move_fields(move: Mapping[Any, Any]) -> None:
 
 
 def check_move_object(variant: str, action: int, phase: int, move: Mapping[str, Any]) -> None:
-    """Refuses a move object (move.json) naming ``action`` by its id or text whose other fields
-    say something else of the move than its full form, ``action_json``: the client has a bug,
-    and either one may be the wrong move."""
-    check_move_fields(move)
+    """Refuses a move object (move.json, its fields checked by ``check_move_fields``) naming
+    ``action`` by its id or text whose other fields say something else of the move than its full
+    form, ``action_json``: the client has a bug, and either one may be the wrong move."""
     full = game_module(variant).action_json(action, phase)
     if "text" in move:
         check_same_move(variant, action, full["text"], move["text"])
