@@ -303,7 +303,8 @@ def test_openspiel_adapter_plays_gin():
                 pyspiel.make_uniform_random_bot(1, seed)]
         returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, seed)
         assert len(returns) == 2 and returns[0] == -returns[1]
-    for bad in ({"player_id": 2}, {"player_id": 0, "level": "godlike"},
+    for bad in ({"player_id": 2}, {"player_id": 0.0}, {"player_id": True},
+                {"player_id": 0, "level": "godlike"},
                 {"player_id": 0, "iterations": 0}, {"player_id": 1, "budget_ms": -1},
                 {"player_id": 0, "seed": 2 ** 64}):
         with pytest.raises(OptionError):

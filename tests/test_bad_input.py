@@ -52,6 +52,18 @@ def test_a_key_given_twice_in_one_object_is_malformed_json_wherever_json_is_read
     assert Game.from_json(json.dumps(_game_record())).variant == "cardverse"
 
 
+def test_a_game_record_with_a_field_game_json_lacks_is_refused():
+    with pytest.raises(MeldmindError, match="unknown field 'move' \\(did you mean 'moves'\\?\\): a "
+                                            "game record holds only the fields of game.json"):
+        Game.from_json(json.dumps(_game_record(move=[1])))
+
+
+def test_a_bare_move_id_may_be_written_as_json_writes_it():
+    game, twin = new_game("gin", seed=3), new_game("gin", seed=3)
+    move = game.legal_moves()[0]
+    assert game.play(float(move.id)) == twin.play(move.id) == move
+
+
 def test_cli_hint_lines_answers_undecodable_and_unreadable_lines_and_goes_on():
     good = json.dumps(_observation()).encode()
     huge = good.replace(b'"seat": 0', b'"seat": ' + HUGE.encode())

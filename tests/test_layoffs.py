@@ -252,6 +252,30 @@ def test_regression_kirolo_meld_with_a_joker_declared_at_the_low_end():
     assert targets("kirolo", "FI03a FI07a FI04b", [meld]) == {("FI03a", 0, "low"), ("FI07a", 0, "high")}
 
 
+@pytest.mark.parametrize("variant, written, hand, expected", [
+    # [JK=4♥] 5♥ 6♥ written with the joker low, either way round: 3♥ low, 7♥ high
+    ("rami", "JK1 5H 6H", "3H 4H 7H 8H", {("3H", 0, "low"), ("7H", 0, "high")}),
+    ("rami", "6H 5H JK1", "3H 4H 7H 8H", {("3H", 0, "low"), ("7H", 0, "high")}),
+    # 5♥ 6♥ [JK=7♥]: 4♥ low, 8♥ high
+    ("rami", "5H 6H JK1", "3H 4H 7H 8H", {("4H", 0, "low"), ("8H", 0, "high")}),
+    # [JK=J♥] Q♥ K♥ takes 10♥ low and A♥ high; Q♥ K♥ [JK=A♥] takes neither
+    ("rami", "JK1 QH KH", "10H AH", {("10H", 0, "low"), ("AH", 0, "high")}),
+    ("rami", "QH KH JK1", "10H AH", set()),
+    ("kirolo", "JOKER FI05a FI06a", "FI03a FI07a", {("FI03a", 0, "low"), ("FI07a", 0, "high")}),
+])
+def test_a_run_written_as_text_declares_its_joker_by_where_it_stands(variant, written, hand,
+                                                                       expected):
+    """RULES.md §2.5: a run's joker stands for a declared card; written as text or a list of
+    cards, its place in the run says which (a Meld says it in joker_stands_for)."""
+    assert targets(variant, hand, [written]) == expected
+
+
+def test_a_run_whose_joker_could_stand_at_either_end_and_is_written_out_of_place_is_refused():
+    with pytest.raises(MeldmindError, match="the jokers can stand for different cards: write the "
+                                            "run in order"):
+        layoff_targets("rami", "10H", ["QH JK1 KH"])
+
+
 def test_regression_meld_with_an_impossible_joker_declaration_is_rejected():
     # BUG (package): a declared card the joker cannot stand for (9♥ next to Q♠ K♠) is silently
     # replaced by another reading instead of being rejected like any invalid table meld.

@@ -18,6 +18,7 @@ array([9, 0], dtype=int32)
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -76,6 +77,12 @@ def _run_position(variant: Variant, bit: int, ace_high: bool) -> int:
     return rank
 
 
+def _ace_high(variant: Variant, bits: Iterable[int]) -> bool:
+    """Whether a run of these cards puts its ace above the king (Rami FR's Q-K-A)."""
+    ranks = {b % 13 for b in bits}
+    return variant.name == "rami" and 12 in ranks and 1 not in ranks
+
+
 def _meld_from_row(variant: Variant, row: np.void, free: dict[int, list[int]],
                    jokers: list[int]) -> Meld:
     """Turn a kernel meld row into a Meld, taking the hand's actual card ids from ``free``."""
@@ -87,8 +94,7 @@ def _meld_from_row(variant: Variant, row: np.void, free: dict[int, list[int]],
     used_jokers = [format_card(variant, jokers.pop(0)) for _ in range(n_jokers)]
     if KINDS[kind] == "run":
         stands = [b for b in range(64) if joker_for >> b & 1]
-        ranks = {b % 13 for b in bits + stands}
-        ace_high = variant.name == "rami" and 12 in ranks and 1 not in ranks
+        ace_high = _ace_high(variant, bits + stands)
         order = sorted(
             [(_run_position(variant, b, ace_high), text) for b, text in placed]
             + [(_run_position(variant, b, ace_high), j) for b, j in zip(stands, used_jokers)]
@@ -289,24 +295,66 @@ def _table_meld(variant: Variant, meld: Meld | Sequence[str] | str, max_jokers_p
         # a run whose jokers are declared: the naturals plus what the jokers stand for must
         # form a natural run
         joker_for = hand_mask(variant, parse_cards(variant, stands))[0]
-        whole = naturals | joker_for
-        rows = handalg.melds_in_hand(variant.kernel_id, whole, 0, 0, max_jokers_per_series)
-        if joker_for & naturals or not any(int(r["mask"]) == whole and KINDS[int(r["kind"])] == "run"
-                                           for r in rows):
+        if joker_for & naturals or not _is_run(variant, naturals | joker_for):
             raise MeldmindError(f"in {' '.join(cards)} the jokers cannot stand for {' '.join(stands)}")
         return KINDS.index("run"), naturals, joker_for, jokers
     rows = handalg.melds_in_hand(variant.kernel_id, naturals, 0, jokers, max_jokers_per_series)
     fits = [r for r in rows if int(r["mask"]) == naturals and int(r["jokers"]) == jokers]
     if not fits:
         raise MeldmindError(f"{' '.join(cards)} is not a valid {variant.name} meld")
-    row = fits[0]
-    return int(row["kind"]), naturals, int(row["joker_for"]), jokers
+    kind = int(fits[0]["kind"])
+    if KINDS[kind] == "group" or not jokers:
+        return kind, naturals, int(fits[0]["joker_for"]), jokers
+    # A run's jokers may stand at either end; the kernel names one reading. Where the jokers
+    # stand as written says which (RULES.md §2.5: the player declares them).
+    readings = _run_readings(variant, naturals, jokers)
+    if len(readings) > 1:
+        readings = [joker_for for joker_for in readings
+                    if _written_in_run_order(variant, ids, joker_for)]
+        if len(readings) != 1:
+            raise MeldmindError(f"in {' '.join(cards)} the jokers can stand for different cards: "
+                                f"write the run in order, each joker in its place, or give a Meld "
+                                f"with joker_stands_for")
+    return kind, naturals, readings[0], jokers
+
+
+def _is_run(variant: Variant, whole: int) -> bool:
+    """Whether the natural cards of mask ``whole`` make one run of the variant."""
+    rows = handalg.melds_in_hand(variant.kernel_id, whole, 0, 0, 0)
+    return any(int(r["mask"]) == whole and KINDS[int(r["kind"])] == "run" for r in rows)
+
+
+def _run_readings(variant: Variant, naturals: int, jokers: int) -> list[int]:
+    """Every set of ``jokers`` cards (as a mask) that the jokers can stand for in a run with the
+    natural cards ``naturals``: they share the naturals' suit (or element)."""
+    lane_size = 12 if variant.deck == "kirolo" else 13
+    lane = (naturals & -naturals).bit_length() - 1
+    lane_start = lane - lane % lane_size
+    free = [b for b in range(lane_start, lane_start + lane_size) if not naturals >> b & 1]
+    return [sum(1 << b for b in chosen) for chosen in itertools.combinations(free, jokers)
+            if _is_run(variant, naturals | sum(1 << b for b in chosen))]
+
+
+def _written_in_run_order(variant: Variant, ids: list[int], joker_for: int) -> bool:
+    """Whether the cards ``ids``, as written, are the run whose jokers stand for ``joker_for``
+    in order, from either end, each joker in the place of the card it stands for."""
+    written = [None if is_joker(variant, c) else card_bit(variant, c) for c in ids]
+    bits = [b for b in written if b is not None] + [b for b in range(64) if joker_for >> b & 1]
+    ace_high = _ace_high(variant, bits)
+    ordered = [None if joker_for >> b & 1 else b
+               for b in sorted(bits, key=lambda b: _run_position(variant, b, ace_high))]
+    return written in (ordered, ordered[::-1])
 
 
 def layoff_targets(variant: str, hand: str | Iterable[str],
                    table_melds: Sequence[Meld | Sequence[str] | str], *,
                    options: Mapping[str, Any] | None = None) -> list[LayOff]:
     """Which hand cards can extend which table meld, and at which end.
+
+    A table meld is a ``Meld`` or its cards as a text or list. A run's joker stands for the card
+    its ``Meld.joker_stands_for`` declares, or, written as cards, for the card of its place in
+    the run (``JK1 5H 6H``: 4H); a joker that could stand at either end, written elsewhere, is
+    refused.
 
     >>> layoff_targets("rami", "4H 8H 9C JK2", [["5H", "6H", "7H"], "9S 9D 9H"])
     [LayOff(card='4H', meld=0, end='low'), LayOff(card='JK2', meld=0, end='low'), LayOff(card='8H', meld=0, end='high'), LayOff(card='JK2', meld=0, end='high'), LayOff(card='9C', meld=1, end='group'), LayOff(card='JK2', meld=1, end='group')]

@@ -291,7 +291,7 @@ class Game:
     def _resolve(self, move: Any) -> int:
         if isinstance(move, Move):
             return move_id(move.id)
-        if is_integer(move):
+        if is_json_integer(move):     # 54.0 too, as JSON writes it
             return int(move)
         if isinstance(move, Mapping):
             check_move_fields(move)
@@ -396,6 +396,9 @@ class Game:
         if not isinstance(data, dict) or data.get("format") != GAME_FORMAT:
             raise MeldmindError(f"not a meldmind game: expected \"format\": \"{GAME_FORMAT}\"")
         check_version(data.get("version"), GAME_VERSION, "game")
+        unknown = unknown_field(data, schema_fields("game"))
+        if unknown is not None:
+            raise MeldmindError(f"{unknown}: a game record holds only the fields of game.json")
         for key, kind, word in (("variant", str, "a string"), ("moves", list, "a list"),
                                 ("options", dict, "an object")):
             if not isinstance(data.get(key), kind):

@@ -21,7 +21,7 @@ import numpy as np
 from ..ai import check_budget, decide, derived_seed, level_name
 from ..errors import OptionError
 from ..games import gin
-from ..variants import seed_value
+from ..variants import is_integer, seed_value
 
 K = gin.KERNEL
 CHANCE_PLAYER = -1
@@ -138,20 +138,24 @@ def _bot_class() -> type:
                           f"open_spiel ({error})", name="pyspiel") from None
 
     class MeldmindBot(pyspiel.Bot):
-        """A meldmind level playing OpenSpiel's ``gin_rummy`` as ``player_id``."""
+        """A meldmind level playing OpenSpiel's ``gin_rummy`` as ``player_id`` (0 or 1).
+
+        ``level``, ``budget_ms`` and ``iterations`` are ``meldmind.suggest``'s. ``seed`` seeds
+        every move's search (each move from the seed and the length of the game's history), so
+        the same seed replays the same game; None draws a fresh seed for this bot."""
 
         def __init__(self, player_id: int, *, level: str = "master",
                      budget_ms: float | None = None, iterations: int | None = None,
                      seed: int | None = None):
             pyspiel.Bot.__init__(self)
-            if player_id not in (0, 1) or isinstance(player_id, bool):
+            if not is_integer(player_id) or player_id not in (0, 1):
                 raise OptionError(f"gin_rummy's players are 0 and 1, not {player_id!r}")
             check_budget(iterations, budget_ms)
-            self.player_id = player_id
+            self.player_id = int(player_id)
             self.level = level_name(level)
             self.budget_ms = budget_ms
             self.iterations = iterations
-            self.seed = 0 if seed is None else seed_value(seed)
+            self.seed = seed_value(seed)
 
         def restart_at(self, state: Any) -> None:
             pass
