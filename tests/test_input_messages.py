@@ -225,8 +225,8 @@ def test_json_type_names_json_types(value, name):
     (lambda: Game.from_json(json.dumps({"format": "meldmind.game", "version": True})),
      "unsupported game version true"),
     (lambda: new_game("gin", seed=1).play({"text": None}), "'text' is a string, not null"),
-    (lambda: new_game("gin", seed=1).play({"type": "pass"}), 'needs an \'id\' or a \'text\': '
-                                                              '{"type": "pass"}'),
+    (lambda: new_game("gin", seed=1).play({"type": "pass"}), 'an object with an \'id\' or a '
+                                                              '\'text\', not {"type": "pass"}'),
     (lambda: new_game("gin", options=[1]), "must be a mapping (a JSON object), not array"),
     (lambda: new_game([None]), 'no game engine for [null]'),
 ])

@@ -176,11 +176,7 @@ def _listed_action(variant: str, module: ModuleType, phase: int, entry: Any) -> 
     """The action id of an entry of an observation's ``legal_moves``, read as ``Game.play``
     reads a move object, in the observation's ``phase``: by its id, its text, or both when
     they name the same move."""
-    if not isinstance(entry, Mapping):
-        raise MeldmindError(f"a move is an object with an 'id' or a 'text', not {shown(entry)}")
     check_move_fields(entry)
-    if not {"id", "text"} & entry.keys():
-        raise MeldmindError(f"a move is an object with an 'id' or a 'text', not {shown(entry)}")
     if "id" in entry:
         action = move_id(entry["id"])
         module.action_text(action, phase)     # checks the id

@@ -132,13 +132,16 @@ def check_same_move(variant: str, action: int, action_text: str, given_text: str
                             f"{shown(given_text)}: they name different moves")
 
 
-def check_move_fields(move: Mapping[Any, Any]) -> None:
-    """Refuses a move object with a field move.json does not name (a misspelt ``Id`` or
-    ``card`` would otherwise go unchecked), or whose ``text`` is not a string."""
-    unknown = unknown_field(move, schema_fields("move"))
-    if unknown is not None:
+def check_move_fields(move: Any) -> None:
+    """Refuses anything but a move object: a mapping with an ``id`` or a ``text`` (a string),
+    and no field move.json does not name (a misspelt ``Id`` or ``card`` would otherwise go
+    unchecked)."""
+    unknown = unknown_field(move, schema_fields("move")) if isinstance(move, Mapping) else None
+    if unknown is not None:     # first: a misspelt 'Id' is the likely reason for a missing id
         raise MeldmindError(f"{unknown}: a move object holds only the fields of move.json "
                             f"({', '.join(sorted(schema_fields('move')))})")
+    if not isinstance(move, Mapping) or not {"id", "text"} & move.keys():
+        raise MeldmindError(f"a move is an object with an 'id' or a 'text', not {shown(move)}")
     if "text" in move and not isinstance(move["text"], str):
         raise MeldmindError(f"a move's 'text' is a string, not {shown(move['text'])}")
 
@@ -297,9 +300,7 @@ class Game:
             check_move_fields(move)
             if "id" in move:    # play checks that a text beside it names the same move
                 return move_id(move["id"])
-            if "text" in move:
-                return self._resolve(move["text"])
-            raise MeldmindError(f"a move JSON needs an 'id' or a 'text': {shown(dict(move))}")
+            return self._resolve(move["text"])
         if isinstance(move, str):
             key = _read_move(self.variant, move)
             if key and key[0] == "lay meld" and key[1] and key not in _move_phases(self.variant):
