@@ -192,7 +192,7 @@ def _peeking_game(deal_seed, peeker, iterations, revealed, knock_oracle, ai_seed
     the opponent's hidden hand as known (at each decision every hidden card with probability
     ``revealed``; at 1 the whole hand, so every determinization holds the true hand and only
     the stock is sampled), the other seat plays normal. With ``knock_oracle`` the peeker knocks
-    only when the true state says the knock wins (its end phases played as in a playout),
+    exactly when the true state says the knock wins (its end phases played as in a playout);
     otherwise it plays its search's best other move. Returns the peeker's return."""
     state = K.new_state(PARAMS, deal_seed)
     obs = np.empty(K.OBS_SIZE, dtype=np.int64)
@@ -219,7 +219,10 @@ def _peeking_game(deal_seed, peeker, iterations, revealed, knock_oracle, ai_seed
                 world = state.copy()
                 K.apply_action(world, K.KNOCK)
                 cache[:] = -1
-                if A.rollout(world, p, A.POL_EASY, A.POL_EASY, cache, A._pile_mask(world)) <= 0:
+                if A.rollout(world, p, A.POL_EASY, A.POL_EASY, cache, A._pile_mask(world)) > 0:
+                    legal[0] = K.KNOCK    # a winning knock is played whatever the search says
+                    n = 1
+                else:
                     n = _without(legal, n, K.KNOCK)
         a = A.decide(obs, legal, n, level, iterations, A.mix(ai_seed, moves), rng)
         K.apply_action(state, a)

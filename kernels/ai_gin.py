@@ -75,7 +75,11 @@ expert (``search`` + ``pick``: determinized Monte Carlo, flat)
       to the knock, as expert's ``pick`` does.
     * ``pick``: knock whenever the Discard phase allows it (one game is one hand: the first
       knock wins ~92 % of games, and playing on for gin, which the playouts favour in points,
-      loses games); otherwise the highest mean return, the normal policy's move getting
+      loses games), unless the knock's mean return is negative and ``KNOCK_MARGIN`` points
+      below the best move's: then the search has found the undercut coming, and a hint does not
+      advise a knock its own figures call a loss. The exception measured the same as always
+      knocking (2,000 pairs each: expert vs normal 54.9 %, master vs expert 52.9 % against
+      53.0 %). Otherwise the highest mean return, the normal policy's move getting
       ``PRIOR_POINTS`` of credit against the noise of the estimates (ties: the lower id). The
       credit measured +1.4 and +2.2 points of win rate against normal on two sets of 2,000 deal
       pairs (search alone adds little over normal's draws and discards: the estimates are
@@ -149,6 +153,7 @@ EPS_CHOICE = 0.3         # master model: weight of a hand whose normal discard i
 MODEL_TRIES = 8          # master model: candidate determinizations per determinization
 BLUFF_MARGIN = 1.0       # master pick: points of mean return a bluff may cost at most
 BLUFF_PROB = 0.75        # master pick: probability of playing the less revealing move
+KNOCK_MARGIN = 3.0       # search pick: a losing knock this far below the best move is not played
 TIE_EPS = 1e-9           # search pick: mean returns this close count as a tie
 PRIOR_POINTS = 1.0       # search pick: credit of the normal policy's move (points of mean return)
 
@@ -1053,10 +1058,9 @@ def _reveal(a):
 @njit(cache=True)
 def pick(obs, values, visits, legal, n, level, seed):
     """The move a search level plays from the accumulated statistics: knock whenever the Discard
-    phase allows it; otherwise the highest mean return, the normal policy's move getting
+    phase allows it, unless the knock's mean return is negative and ``KNOCK_MARGIN`` below the
+    best; otherwise the highest mean return, the normal policy's move getting
     ``PRIOR_POINTS`` of credit (ties: the lower id); master bluffs (module docstring)."""
-    if obs[G.O_PHASE] == G.PH_DISCARD and _contains(legal, n, G.KNOCK):
-        return G.KNOCK
     best = -1
     bm = -1e300
     for i in range(n):
@@ -1066,6 +1070,12 @@ def pick(obs, values, visits, legal, n, level, seed):
             if m > bm + TIE_EPS:
                 bm = m
                 best = a
+    if obs[G.O_PHASE] == G.PH_DISCARD and _contains(legal, n, G.KNOCK):
+        if visits[G.KNOCK] == 0:
+            return G.KNOCK
+        km = values[G.KNOCK] / visits[G.KNOCK]
+        if km >= 0.0 or km >= bm - KNOCK_MARGIN:
+            return G.KNOCK
     if best < 0:
         return legal[0]
     ah = _heuristic(obs, legal, n, POL_NORMAL)

@@ -399,6 +399,27 @@ def test_knock_rules():
     assert A.pick(obs, values, visits, legal, n, L.EXPERT, np.int64(1)) == K.KNOCK
 
 
+@pytest.mark.parametrize("knock, best, knocks", [
+    (2.0, 12.0, True),                          # a winning knock, however much better another move
+    (-1.0, -1.0 + A.KNOCK_MARGIN, True),        # a losing knock within the margin of the best
+    (-9.0, -9.0 + A.KNOCK_MARGIN + 0.5, False),  # a knock the search calls a clear loss
+])
+def test_search_levels_knock_unless_their_search_calls_it_a_clear_loss(knock, best, knocks):
+    hand = ["AC", "2C", "3C", "KC", "5D", "6D", "7D", "9H", "10H", "JH", "2S"]
+    obs = discard_obs(hand)
+    legal = np.empty(K.NUM_ACTIONS, np.int64)
+    n = A.legal_from_obs(obs, legal)
+    assert K.KNOCK in legal[:n]
+    visits = np.zeros(K.NUM_ACTIONS, np.int64)
+    visits[legal[:n]] = 10
+    values = np.full(K.NUM_ACTIONS, -50.0 * 10)
+    values[K.KNOCK] = knock * 10
+    values[card("2S")] = best * 10
+    for level in (L.EXPERT, L.MASTER):
+        chosen = A.pick(obs, values, visits, legal, n, level, np.int64(3))
+        assert (chosen == K.KNOCK) == knocks and chosen in (K.KNOCK, card("2S"))
+
+
 def test_search_pick_credits_the_normal_move_against_noise():
     hand = ["AC", "2C", "3C", "KC", "5D", "6D", "7D", "9H", "QH", "JS", "4S"]
     obs = discard_obs(hand)

@@ -31,6 +31,17 @@ def test_without_ray_the_ray_backend_says_how_to_get_it_and_auto_uses_processes(
     assert result.games == 4
 
 
+def test_without_ray_a_named_cluster_is_not_replaced_by_local_processes(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)     # import ray now fails
+    monkeypatch.setenv("RAY_ADDRESS", "auto")
+    with pytest.raises(OptionError, match=r"RAY_ADDRESS names a Ray cluster, but Ray is not "
+                                          r"installed: pip install 'meldmind\[ray\]'"):
+        meldmind.arena("gin", "easy", "beginner", deals=1, progress=False)
+    result = meldmind.arena("gin", "easy", "beginner", deals=1, processes=1, progress=False,
+                            backend="processes")
+    assert result.backend == "processes" and result.games == 2
+
+
 @pytest.fixture(scope="module")
 def local_ray():
     ray = pytest.importorskip("ray")

@@ -267,11 +267,18 @@ def _check_decline_claim(variant, obs, text, searched):
     top = obs["upcard"] if variant == "gin" else obs["discard_pile"][-1]
     cards = hand | {top}
     fits = re.search(r": (\S+) fits none of your melds\.", text)
-    if fits:
-        assert fits.group(1) == top
+    lays_off = re.search(r": (\S+) could be laid off on ([^,]+), but (the search|this level) "
+                         r"prefers an unseen card\.", text)
+    if fits or lays_off:
+        assert (fits or lays_off).group(1) == top
         # it makes no meld with any two cards of the hand
         assert not any(_is_meld(variant, (top, *two)) for two in _subsets(sorted(hand), 2)), text
-        return "fits none"
+        if fits:
+            assert not _table_melds_taking(variant, obs, top), text
+            return "fits none"
+        assert lays_off.group(2).split() in _table_melds_taking(variant, obs, top), text
+        assert lays_off.group(3) == ("the search" if searched else "this level"), text
+        return "lay off"
     verb, meld, reason = re.search(r": \S+ would (complete|make) ([^,]+), but ([^.]*)\.",
                                    text).groups()
     meld = meld.split()
@@ -305,7 +312,7 @@ def test_decline_explanations_over_random_positions():
             kinds[variant].add(_check_decline_claim(variant, obs, text, searched))
     assert kinds["gin"] >= {"fits none", ("completes", "no lower"), ("completes", "prefers"),
                             ("makes", "prefers")}
-    assert kinds["cardverse"] >= {"fits none", ("completes", "prefers")}
+    assert kinds["cardverse"] >= {"fits none", ("completes", "prefers"), "lay off"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -332,10 +339,37 @@ def _goes_with(variant, a, b):
 
 
 def _opponents_took(variant, obs):
+    """The discards the opponents took and kept: held, or (CardVerse) laid on the table since."""
     seat = obs["seat"]
     if variant == "gin":
         return {c for s, cards in enumerate(obs["known_cards"]) if s != seat for c in cards}
-    return {c for s, cards in enumerate(obs["hand_history"]["taken"]) if s != seat for c in cards}
+    table = {c for meld in obs["table"] for c in meld["cards"]}
+    return {c for s, cards in enumerate(obs["hand_history"]["taken"]) if s != seat for c in cards
+            if c in obs["taken_from_discard"][s] or c in table}
+
+
+def _table_melds_taking(variant, obs, card):
+    """The CardVerse table melds ``card`` can be laid off on."""
+    table = obs.get("table", []) if variant == "cardverse" else []
+    return [m["cards"] for m in table if _is_meld(variant, m["cards"] + [card])]
+
+
+def _check_knock_discard_claim(obs, card, text):
+    """A gin knocker's discard: the deadwood it leaves, against the other discards."""
+    hand = frozenset(obs["hand"])
+    after = {d: own_deadwood("gin", hand - {d}) for d in hand}
+    least = min(after.values())
+    if after[card] == 0:
+        assert text == f"Discard {card}: it leaves every other card in a meld, so you go gin.", text
+        return {"knock, gin"}
+    stated = re.fullmatch(rf"Discard {card}: it leaves (\d+) deadwood to show, (.*)\.", text)
+    assert int(stated.group(1)) == after[card], text
+    if after[card] == least:
+        assert stated.group(2) == "and no other discard leaves less", text
+        return {"knock, least"}
+    other, points = re.fullmatch(r"where discarding (\S+) would leave (\d+)", stated.group(2)).groups()
+    assert after[other] == least == int(points), text
+    return {"knock, more"}
 
 
 def _opponents_threw(variant, obs):
@@ -350,6 +384,8 @@ def _opponents_threw(variant, obs):
 def _check_discard_claim(variant, obs, text):
     """Checks the first half of a discard's explanation; returns the kinds of claims made."""
     card = re.match(r"Discard (\S+): ", text).group(1)
+    if variant == "gin" and obs.get("phase") == "knock":
+        return _check_knock_discard_claim(obs, card, text)
     hand = frozenset(obs["hand"])
     ace_high = _ace_high(obs)
     legal = [m["text"].split()[1] for m in obs["legal_moves"] if m["text"].startswith("discard")]
@@ -376,14 +412,21 @@ def _check_discard_claim(variant, obs, text):
                        if third not in dead | {card, partner}), text
         kinds.add("partial")
     else:
-        assert ": it fits none of your melds," in text, text
+        assert ": it fits none of your melds" in text, text
         kinds.add("fits none")
+    lays_off = re.search(r"\. You could also lay it off on ([^.]+)\.$", text)
+    text = text[:lays_off.start() + 1] if lays_off else text
+    if lays_off:
+        assert lays_off.group(1).split() in _table_melds_taking(variant, obs, card), text
+        kinds.add("could lay off")
+    else:
+        assert not _table_melds_taking(variant, obs, card), text
     related_taken = [c for c in _opponents_took(variant, obs) if _goes_with(variant, card, c)]
     took = re.search(r"took (\S+), which goes with it\.$", text)
     if took:
-        assert took.group(1) in related_taken, text
+        assert took.group(1) in related_taken and took.group(1) not in hand, text
         kinds.add("took")
-    elif "has not shown interest in" in text:
+    elif re.search(r"(your opponent has not|no opponent has) shown interest in", text):
         assert not related_taken, text
         assert not [c for c in _opponents_threw(variant, obs) - {card}
                     if _goes_with(variant, card, c)], text
@@ -415,6 +458,28 @@ def test_discard_explanations_over_random_positions():
     for variant in kinds:
         assert kinds[variant] >= {"breaks, more", "partial", "fits none", "took", "threw",
                                   "no interest"}, (variant, kinds[variant])
+    assert "could lay off" in kinds["cardverse"]
+
+
+def test_the_knockers_discard_is_explained_by_the_deadwood_it_shows():
+    """After a knock (RULES.md §5) the opponent's interest no longer matters: every legal
+    discard of the knocker is explained by the deadwood it leaves, or by gin."""
+    kinds = set()
+    knockers = 0
+    for number in range(200):
+        rng = random.Random(number)
+        game = new_game("gin", seed=number)
+        while not game.is_over:
+            obs = game.observation(game.to_move)
+            moves = game.legal_moves()
+            if obs["phase"] == "knock" and len(obs["hand"]) == 11:
+                for move in moves:
+                    kinds |= _check_discard_claim("gin", obs, explain("gin", obs, move, None, ()))
+                knockers += 1
+                break
+            knocks = [m for m in moves if m.text == "knock"]
+            game.play(knocks[0] if knocks else rng.choice(moves))
+    assert knockers >= 20 and kinds >= {"knock, least", "knock, more"}, (knockers, kinds)
 
 
 def test_the_reviewers_discards():

@@ -76,7 +76,8 @@ class Alternative:
 @dataclass(frozen=True)
 class Suggestion:
     """What ``suggest`` returns: the move to play, its estimated value, the best moves the search
-    compared it with (best first) and a plain explanation for the player."""
+    compared it with (best first, the move itself always among them, last when it ranks below
+    the five best) and a plain explanation for the player."""
 
     move: Move
     value: float | None                # the chosen move's expected return; None for heuristics
@@ -86,6 +87,7 @@ class Suggestion:
     iterations: int                    # determinizations searched (0 for heuristic levels)
 
     def to_json(self) -> dict[str, Any]:
+        """The suggestion as ``meldmind hint`` prints it (docs/json-protocol.md)."""
         return {"move": _move_json(self.move), "value": self.value, "level": self.level,
                 "iterations": self.iterations, "explanation": self.explanation,
                 "alternatives": [{"move": _move_json(a.move), "value": a.value, "visits": a.visits}
@@ -304,8 +306,11 @@ def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "maste
     if values is not None and visits is not None:
         ranked = sorted((a for a in decision.legal if visits[a] > 0),
                         key=lambda a: -values[a] / visits[a])
+        shown = ranked[:ALTERNATIVES_SHOWN]
+        if decision.action in ranked and decision.action not in shown:
+            shown.append(decision.action)   # a gin knock or a bluff can rank lower
         alternatives = tuple(Alternative(move(a), float(values[a] / visits[a]), int(visits[a]))
-                             for a in ranked[:ALTERNATIVES_SHOWN])
+                             for a in shown)
         if visits[decision.action]:
             value = float(values[decision.action] / visits[decision.action])
     chosen = move(decision.action)

@@ -36,17 +36,22 @@ SAMPLE_HANDS = {
 }
 
 
+def _canonical(variant: str, hand: str) -> str:
+    """The hand as the engine spells it (``th`` -> ``10H``, ``FI6`` -> ``FI06a``)."""
+    return " ".join(format_card(variant, card) for card in parse_cards(variant, hand))
+
+
 def _describe(variant: str, hand: str, analysis: HandAnalysis) -> str:
-    canonical = " ".join(format_card(variant, card) for card in parse_cards(variant, hand))
-    lines = [f"{variant:<10} {canonical}"]
+    lines = [f"{variant:<10} {_canonical(variant, hand)}"]
     for meld in analysis.melds:
         jokers = f"  (joker = {', '.join(meld.joker_stands_for)})" if meld.joker_stands_for else ""
         lines.append(f"{'':<10}   {meld.kind:<5} {' '.join(meld.cards)}{jokers}")
-    unit = "value" if variant == "kirolo" else "points"
+    points = analysis.deadwood_points
+    unit = "value" if variant == "kirolo" else "point" if points == 1 else "points"
     count = analysis.deadwood_count
     if count:
         lines.append(f"{'':<10}   deadwood {' '.join(analysis.deadwood)}: "
-                     f"{count} card{'s' * (count != 1)}, {analysis.deadwood_points} {unit}")
+                     f"{count} card{'s' * (count != 1)}, {points} {unit}")
     else:
         lines.append(f"{'':<10}   deadwood: none")
     if analysis.opening_points is not None:
@@ -80,7 +85,8 @@ def _analyze(args: argparse.Namespace) -> int:
         raise MeldmindError("--options belong to a variant: name one")
     results = [(v, h, analyze_hand(v, h, options=options)) for v, h in jobs]
     if args.json:
-        print(json.dumps([{"variant": v, "hand": h, **asdict(a)} for v, h, a in results], indent=2))
+        print(json.dumps([{"variant": v, "hand": _canonical(v, h), **asdict(a)}
+                          for v, h, a in results], indent=2))
     else:
         print("\n\n".join(_describe(v, h, a) for v, h, a in results))
     return 0
@@ -207,8 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("variant", choices=list(GAME_MODULES))
     arena.add_argument("level_a", help=LEVELS_HELP)
     arena.add_argument("level_b", help="the level A plays against")
-    arena.add_argument("--deals", type=int, default=1000, help="deal pairs (each played twice)")
-    arena.add_argument("--seed", type=int, default=0, help="seed of the deals and the searches")
+    arena.add_argument("--deals", type=int, default=1000, help="deal pairs, each played twice (default: 1000)")
+    arena.add_argument("--seed", type=int, default=0, help="seed of the deals and the searches (default: 0)")
     arena.add_argument("--processes", type=int, default=None,
                        help="worker processes (default: one per core), or Ray tasks at a time")
     arena.add_argument("--backend", default="auto",
@@ -232,13 +238,15 @@ def build_parser() -> argparse.ArgumentParser:
     hint.add_argument("--iterations", type=int, default=None,
                       help="determinizations, 1 to 10,000,000 (with --seed: a reproducible "
                            "hint; with --budget-ms: at most this many)")
-    hint.add_argument("--seed", type=int, default=None)
+    hint.add_argument("--seed", type=int, default=None,
+                      help="seed of the search (default: a fresh one for each hint)")
     hint.add_argument("--lines", action="store_true",
                       help="JSON Lines: an observation per input line, an answer per output line")
     hint.set_defaults(run=_hint)
 
     demo = commands.add_parser("demo", help="short arenas on both games, then one hint")
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--seed", type=int, default=0,
+                      help="seed of the deals, the searches and the sample position (default: 0)")
     demo.set_defaults(run=_demo)
     return parser
 

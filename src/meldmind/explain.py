@@ -51,6 +51,29 @@ Drawing from CardVerse's empty stock ends the hand (RULES.md §4.6):
 >>> explain("cardverse", cv, Move(0, "draw stock"), None, ())
 'Draw from the stock: the stock is empty, so this ends the hand, and the lowest hand value wins it; yours is 15.'
 
+A card an opponent took and threw back shows no interest; a card that could go on a table meld
+says so; with more than one opponent, "no opponent" has shown interest:
+
+>>> cv = {"variant": "cardverse", "seat": 0, "hand": "9C 4D QH".split(), "hand_sizes": [3, 4],
+...       "table": [{"cards": ["QC", "QD", "QS"]}], "taken_from_discard": [[], []],
+...       "hand_history": {"taken": [[], ["9D"]], "discarded": [[], ["9D"]], "declined": [[], []]}}
+>>> explain("cardverse", cv, Move(7, "discard 9C"), None, ())
+'Discard 9C: it fits none of your melds, and your opponent threw away 9D, so it is unlikely to want it.'
+>>> explain("cardverse", cv, Move(36, "discard QH"), None, ())
+'Discard QH: it fits none of your melds, and your opponent has not shown interest in queens. You could also lay it off on QC QD QS.'
+>>> cv.update(hand_sizes=[3, 4, 4], taken_from_discard=[[], [], []], hand_history={})
+>>> explain("cardverse", cv, Move(16, "discard 4D"), None, ())
+'Discard 4D: it fits none of your melds, and no opponent has shown interest in fours.'
+
+A gin knocker's discard only sets the deadwood it shows:
+
+>>> knocker = {"variant": "gin", "seat": 0, "phase": "knock",
+...            "hand": "7C 7D 7H 2S 3S 4S 5C 5D 5H 9S AC".split()}
+>>> explain("gin", knocker, Move(47, "discard 9S"), None, ())
+'Discard 9S: it leaves 1 deadwood to show, and no other discard leaves less.'
+>>> explain("gin", knocker, Move(0, "discard AC"), None, ())
+'Discard AC: it leaves 9 deadwood to show, where discarding 9S would leave 1.'
+
 With the search's values (the move kept can trail the best one by a little: the search credits
 the heuristic's move against its own noise, and master may bluff):
 
@@ -221,15 +244,18 @@ def _meld_of_three(variant: str, hand: Sequence[str], card: str) -> tuple[str, .
 
 
 def _opponents_cards(variant: str, obs: Mapping[str, Any]) -> list[str]:
-    """Cards the opponents took openly: in gin those known to be in its hand, in CardVerse
-    every discard taken this hand, held ones first, even if melded since."""
+    """Cards the opponents took openly and kept: in gin those known to be in its hand, in
+    CardVerse the discards taken this hand that are held, then those laid on the table since. A
+    card thrown back onto the pile shows no interest."""
     seat = obs.get("seat", 0)
     if variant == "gin":
         known = [obs.get("known_cards") or []]
     else:
+        table = {card for meld in obs.get("table") or [] for card in meld["cards"]}
+        taken = (obs.get("hand_history") or {}).get("taken") or []
         known = [obs.get("taken_from_discard") or [],
-                 (obs.get("hand_history") or {}).get("taken") or []]
-    cards = [c for seats in known for s, taken in enumerate(seats) if s != seat for c in taken]
+                 [[c for c in cards if c in table] for cards in taken]]
+    cards = [c for seats in known for s, held in enumerate(seats) if s != seat for c in held]
     return list(dict.fromkeys(cards))
 
 
@@ -272,7 +298,27 @@ def _hand_end(variant: str, obs: Mapping[str, Any], laid: Sequence[str]) -> str 
     return None
 
 
+def _table_meld_for(variant: str, obs: Mapping[str, Any], card: str) -> str | None:
+    """A CardVerse table meld ``card`` can be laid off on, as its cards, if any."""
+    table = [meld["cards"] for meld in obs.get("table") or []] if variant == "cardverse" else []
+    fits = layoff_targets(variant, [card], table) if table else []
+    return " ".join(table[fits[0].meld]) if fits else None
+
+
+def _knock_discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
+    """A gin knocker's discard: only the deadwood it leaves to show matters now."""
+    after = _deadwood_after_discards(variant, obs, list(obs.get("hand", [])), [])
+    best = min(after, key=after.__getitem__)
+    if after[card] == 0:
+        return "it leaves every other card in a meld, so you go gin"
+    if after[card] <= after[best]:
+        return f"it leaves {after[card]} deadwood to show, and no other discard leaves less"
+    return f"it leaves {after[card]} deadwood to show, where discarding {best} would leave {after[best]}"
+
+
 def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
+    if variant == "gin" and obs.get("phase") == "knock":
+        return _knock_discard_reason(variant, obs, card)
     hand = list(obs.get("hand", []))
     analysis = _analyze(variant, obs, hand)
     partners = _loose_partners(variant, obs, analysis, card)
@@ -290,13 +336,17 @@ def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
         first = "it fits none of your melds"
     who = _opponent_word(obs)
     takers = [c for c in _opponents_cards(variant, obs) if _related(variant, card, c)]
-    if takers:
-        return f"{first}, but {who} took {takers[0]}, which goes with it"
     thrown = [c for c in _opponents_discards(variant, obs)
               if c != card and _related(variant, card, c)]
-    if thrown:
-        return f"{first}, and {who} threw away {thrown[0]}, so it is unlikely to want it"
-    return f"{first}, and {who} has not shown interest in {RANK_NAMES[_rank(card)]}"
+    if takers:
+        reason = f"{first}, but {who} took {takers[0]}, which goes with it"
+    elif thrown:
+        reason = f"{first}, and {who} threw away {thrown[0]}, so it is unlikely to want it"
+    else:
+        nobody = "your opponent has not" if who == "your opponent" else "no opponent has"
+        reason = f"{first}, and {nobody} shown interest in {RANK_NAMES[_rank(card)]}"
+    table_meld = _table_meld_for(variant, obs, card)
+    return f"{reason}. You could also lay it off on {table_meld}" if table_meld else reason
 
 
 def _no_rediscard(variant: str, obs: Mapping[str, Any]) -> list[str]:
@@ -313,10 +363,9 @@ def _take_reason(variant: str, obs: Mapping[str, Any], top: str) -> str:
     melds = _melds_with(analysis, top)
     if melds:
         return f"it completes {' '.join(melds[0])}"
-    table = [meld["cards"] for meld in obs.get("table") or []]
-    fits = layoff_targets(variant, [top], table) if table else []
-    if fits:
-        return f"you can lay it off on {' '.join(table[fits[0].meld])}"
+    table_meld = _table_meld_for(variant, obs, top)
+    if table_meld:
+        return f"you can lay it off on {table_meld}"
     partners = _loose_partners(variant, obs, analysis, top)
     if partners:
         return f"it builds on {' '.join(partners)}"
@@ -358,6 +407,10 @@ def _decline_reason(variant: str, obs: Mapping[str, Any], searched: bool) -> str
         completes = f"{top} would complete {' '.join(melds[0])}"
     else:
         three = _meld_of_three(variant, hand, top)
+        table_meld = _table_meld_for(variant, obs, top)
+        chooser = "the search" if searched else "this level"
+        if three is None and table_meld:
+            return f"{top} could be laid off on {table_meld}, but {chooser} prefers an unseen card"
         if three is None:
             return f"{top} fits none of your melds"
         completes = f"{top} would make {' '.join(three)}"
@@ -456,7 +509,7 @@ def _value_sentence(variant: str, obs: Mapping[str, Any], value: float | None,
         return f"{expects}, as much as {others[0].move.text}."
     if gap > 0:
         return f"{expects}, {gap:.{digits}f} more than {others[0].move.text}."
-    if move.text == "knock":    # gin's search levels knock whenever they may (ai_gin.pick)
+    if move.text == "knock":    # gin's search levels knock unless it clearly loses (ai_gin.pick)
         return (f"{expects}, {-gap:.{digits}f} less than {others[0].move.text}, but the first "
                 f"knock wins most hands.")
     # the search credits its heuristic's move against its own noise, and master may bluff

@@ -66,6 +66,7 @@ class ArenaResult:
     seconds: float
 
     def to_json(self) -> dict[str, Any]:
+        """Every field, as ``meldmind arena --json`` prints them."""
         return asdict(self)
 
 
@@ -177,6 +178,10 @@ def _ray_backend(backend: str):
     if ray is None:
         if backend == "ray":
             raise OptionError("the ray backend needs Ray: pip install 'meldmind[ray]'")
+        if os.environ.get("RAY_ADDRESS"):   # a cluster was asked for: not run here unnoticed
+            raise OptionError("RAY_ADDRESS names a Ray cluster, but Ray is not installed: "
+                              "pip install 'meldmind[ray]', or pass backend='processes' "
+                              "(--backend processes)")
         return None
     if backend == "auto" and not (ray.is_initialized() or os.environ.get("RAY_ADDRESS")):
         return None
