@@ -42,6 +42,15 @@ def test_without_ray_a_named_cluster_is_not_replaced_by_local_processes(monkeypa
     assert result.backend == "processes" and result.games == 2
 
 
+def test_an_unreachable_ray_cluster_is_a_clear_error(monkeypatch):
+    ray = pytest.importorskip("ray")
+    if ray.is_initialized():
+        pytest.skip("a Ray instance is already running in this process")
+    monkeypatch.setenv("RAY_ADDRESS", "auto")     # Ray's name for "the cluster running here"
+    with pytest.raises(OptionError, match=r'no Ray cluster at RAY_ADDRESS="auto": '):
+        meldmind.arena("gin", "easy", "beginner", deals=1, progress=False)
+
+
 @pytest.fixture(scope="module")
 def local_ray():
     ray = pytest.importorskip("ray")
@@ -81,3 +90,4 @@ def test_ctrl_c_stops_an_arena_on_processes():
     finally:
         arena.kill()
     assert arena.returncode == 130 and "Traceback" not in err
+

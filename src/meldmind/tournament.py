@@ -186,7 +186,11 @@ def _ray_backend(backend: str):
     if backend == "auto" and not (ray.is_initialized() or os.environ.get("RAY_ADDRESS")):
         return None
     if not ray.is_initialized():
-        ray.init(log_to_driver=False)   # joins RAY_ADDRESS's cluster, or starts a local one
+        try:
+            ray.init(log_to_driver=False)   # joins RAY_ADDRESS's cluster, or starts a local one
+        except ConnectionError as error:    # Ray's word for a cluster it cannot reach
+            raise OptionError(f"no Ray cluster at RAY_ADDRESS={shown(os.environ.get('RAY_ADDRESS'))}"
+                              f": {error}") from None
     return ray
 
 
