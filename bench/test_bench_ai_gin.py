@@ -38,7 +38,7 @@ from meldmind.tournament import wilson_interval
 from meldmind.kernels import ai_gin as A
 from meldmind.kernels import levels as L
 from meldmind.kernels.bits import popcount
-from meldmind.kernels.rng import next_u64, seed_slot
+from meldmind.kernels.rng import seed_slot, unit
 
 K = gin.KERNEL
 PARAMS = gin.make_params({})
@@ -200,6 +200,7 @@ def _peeking_game(deal_seed, peeker, iterations, revealed, knock_oracle, ai_seed
     rng = np.zeros(1, dtype=np.int64)
     reveal_rng = np.zeros(1, dtype=np.int64)
     cache = np.empty(6, dtype=np.int64)
+    melds = np.empty(A.MAX_LOWEST_CARD_MELDS, dtype=np.int64)
     seed_slot(reveal_rng, 0, A.mix(ai_seed, 0x9EE))
     moves = 0
     while state[K.S_PHASE] != K.PH_GAME_OVER:
@@ -211,7 +212,7 @@ def _peeking_game(deal_seed, peeker, iterations, revealed, knock_oracle, ai_seed
             hidden = state[K.S_HAND + 1 - p] & ~obs[K.O_KNOWN + 1 - p]
             while hidden:
                 low = hidden & -hidden
-                if (next_u64(reveal_rng, 0) >> np.uint64(11)) * (1.0 / 2.0 ** 53) < revealed:
+                if unit(reveal_rng, 0) < revealed:
                     obs[K.O_KNOWN + 1 - p] |= low
                 hidden ^= low
             level = L.EXPERT
@@ -219,7 +220,7 @@ def _peeking_game(deal_seed, peeker, iterations, revealed, knock_oracle, ai_seed
                 world = state.copy()
                 K.apply_action(world, K.KNOCK)
                 cache[:] = -1
-                if A.rollout(world, p, A.POL_EASY, A.POL_EASY, cache, A._pile_mask(world)) > 0:
+                if A.rollout(world, p, A.POL_EASY, A.POL_EASY, cache, A._pile_mask(world), melds) > 0:
                     legal[0] = K.KNOCK    # a winning knock is played whatever the search says
                     n = 1
                 else:

@@ -133,11 +133,10 @@ from numba import njit, prange
 from . import gin as G
 from .arrays import copy_into
 from .bits import lowest_bit, popcount
-from .bridge import deadwood as _bridge_deadwood
 from .bridge import leftover as _bridge_leftover
 from .calls import unowned
 from .levels import BEGINNER, EASY, EXPERT, MASTER, NORMAL
-from .rng import below, mix64, seed_slot, shuffle, uniform_by_category, unit
+from .rng import GOLDEN, below, mix64, seed_slot, shuffle, uniform_by_category, unit
 
 # ---- tuning constants (measured: see the module docstring) ----------------------------------------
 W_PARTIAL = 8            # normal: points a partial-meld card is worth keeping
@@ -189,31 +188,20 @@ TIE = np.array([(c % 13) * 4 + c // 13 for c in range(NUM_CARDS)], dtype=np.int6
 MELD_MASK = G.MELD_MASK
 MAX_LOWEST_CARD_MELDS = 7   # one_meld: 3 runs and 4 sets can hold a mask's lowest card
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 # ---- small helpers ---------------------------------------------------------------------------
-@njit(cache=True, inline="always")
-def _bit(c):
-    return np.int64(1) << c
-
-
 @njit(cache=True)
 def mix(a, b):
     """A seed derived from two integers (determinization ``b`` of search seed ``a``)."""
-    z = mix64(np.uint64(a) + _GOLDEN) ^ (np.uint64(b) * np.uint64(0xD1B54A32D192ED03))
-    return np.int64(mix64(z + _GOLDEN))
+    z = mix64(np.uint64(a) + GOLDEN) ^ (np.uint64(b) * np.uint64(0xD1B54A32D192ED03))
+    return np.int64(mix64(z + GOLDEN))
 
 
 @njit(cache=True, inline="always")
 def _left(h):
     """Deadwood cards of the best partition of ``h`` (gin)."""
     return _bridge_leftover(0, np.uint64(h), 0)
-
-
-@njit(cache=True, inline="always")
-def _dw(h):
-    return _bridge_deadwood(0, np.uint64(h), 0) >> 8
 
 
 @njit(cache=True, inline="always")
@@ -284,14 +272,16 @@ def _near(k):
     return (_spread(a | b | c | d) | s1 | _shl1(_shl1(k)) | _shr1(_shr1(k))) & ~k
 
 
-@njit(cache=True)
-def feed_risk(c, opp_known):
-    b = _bit(c)
+@njit(cache=True, inline="always")
+def feed_risk(b, opp_known, near):
+    """RULES.md §4.9's feed_risk of the card ``b`` (a one-bit mask) in halves: 2 when it melds
+    with the opponent's known cards ``opp_known``, 1 when it is in ``near`` (``_near`` of them,
+    computed once per discard), else 0."""
     if opp_known == 0:
         return 0
     if G.meldable(opp_known | b) & b:
         return 2
-    if _near(opp_known) & b:
+    if near & b:
         return 1
     return 0
 
@@ -305,7 +295,7 @@ def _min_dw_discard(h):
     while m:
         low = m & -m
         c = lowest_bit(low)
-        d = _dw(h ^ low)
+        d = G.exact_deadwood(h ^ low)
         if d < bd or (d == bd and KEY[c] > KEY[best]):
             bd = d
             best = c
@@ -336,7 +326,7 @@ def one_meld(m, cands):
     if cnt == 3:
         missing = 0
         for k in range(4):
-            if not rank & _bit(k * 13 + r):
+            if not rank & G.bit(k * 13 + r):
                 missing = k
         cands[n] = G.set_meld_id(r, missing)
         n += 1
@@ -350,7 +340,7 @@ def one_meld(m, cands):
     if n == 1:
         return cands[0]
     for i in range(n):
-        if _dw(m ^ MELD_MASK[cands[i]]) == 0:
+        if G.exact_deadwood(m ^ MELD_MASK[cands[i]]) == 0:
             return cands[i]
     return cands[0]
 
@@ -381,7 +371,7 @@ def _layoff_choice(h, targets):
     m = cands
     while m:
         low = m & -m
-        x = _dw(h ^ low)
+        x = G.exact_deadwood(h ^ low)
         if x < bd:
             bd = x
             best = lowest_bit(low)
@@ -410,11 +400,7 @@ def _normal_discard(l11, avoid, live, opp_known):
         sc = 2 * VALUE[c]
         if part & low:
             sc -= 2 * W_PARTIAL
-        if opp_known:
-            if G.meldable(opp_known | low) & low:
-                sc -= 2 * W_FEED
-            elif near & low:
-                sc -= W_FEED
+        sc -= W_FEED * feed_risk(low, opp_known, near)
         k = sc * 64 + TIE[c]
         if k > bk:
             bk = k
@@ -444,14 +430,14 @@ def _live_partner(u, singles, live):
         r = c % 13
         s = c // 13
         if r == ru:
-            if popcount(live & (RANK_A << r) & ~(_bit(u) | low)) >= 2:
+            if popcount(live & (RANK_A << r) & ~(G.bit(u) | low)) >= 2:
                 return True
         elif s == su and (r - ru == 1 or ru - r == 1):
             lo = min(r, ru)
             cnt = 0
-            if lo > 0 and live & _bit(s * 13 + lo - 1):
+            if lo > 0 and live & G.bit(s * 13 + lo - 1):
                 cnt += 1
-            if lo + 2 <= 12 and live & _bit(s * 13 + lo + 2):
+            if lo + 2 <= 12 and live & G.bit(s * 13 + lo + 2):
                 cnt += 1
             if cnt >= 2:
                 return True
@@ -461,7 +447,7 @@ def _live_partner(u, singles, live):
 @njit(cache=True)
 def _take(pol, h, l10, dw10, u, live, opp_known):
     """(take the upcard?, deadwood cards of h + u)."""
-    ub = _bit(u)
+    ub = G.bit(u)
     h11 = h | ub
     if G.meldable(h11) & ub:
         l11 = _left(h11)
@@ -513,7 +499,7 @@ def _cards_mask(arr, count_slot, first_slot):
     """Mask of the cards listed in ``arr[first_slot:first_slot + arr[count_slot]]``."""
     m = 0
     for i in range(arr[count_slot]):
-        m |= _bit(arr[first_slot + i])
+        m |= G.bit(arr[first_slot + i])
     return m
 
 
@@ -523,13 +509,15 @@ def _pile_mask(state):
 
 
 @njit(cache=True)
-def rollout(state, root, pol0, pol1, cache, pile):
+def rollout(state, root, pol0, pol1, cache, pile, melds):
     """Plays ``state`` to the end in place, seat ``s`` with policy ``pol<s>`` on the full state
     (a sampled world), and returns seat ``root``'s return. ``cache`` (int64[6], -1 = unknown):
     deadwood cards and deadwood of each seat's 10-card hand, then the deadwood cards of a
-    pending 11-card hand; ``pile``: the dead discard pile mask."""
+    pending 11-card hand; ``pile``: the dead discard pile mask; ``melds``: ``one_meld``'s
+    scratch (int64[MAX_LOWEST_CARD_MELDS]), allocated once by the caller."""
     state = unowned(state)
     cache = unowned(cache)
+    melds = unowned(melds)
     kc = state[G.S_KNOCK_CARD]
     while True:
         ph = state[G.S_PHASE]
@@ -541,7 +529,7 @@ def rollout(state, root, pol0, pol1, cache, pile):
         if ph == G.PH_DRAW or ph == G.PH_FIRST_UPCARD:
             u = state[G.S_UPCARD]
             if ph == G.PH_FIRST_UPCARD and state[G.S_PASSED] and state[G.S_PASSED + 1]:
-                pile |= _bit(u)
+                pile |= G.bit(u)
                 G.apply_action(state, G.DRAW_STOCK)
                 cache[4 + p] = -1
                 continue
@@ -550,7 +538,7 @@ def rollout(state, root, pol0, pol1, cache, pile):
                 cache[p] = lo
                 cache[2 + p] = G.hand_value(lo)
             ok_ = state[G.S_KNOWN + 1 - p]
-            live = ALL & ~(h | pile | ok_ | _bit(u))
+            live = ALL & ~(h | pile | ok_ | G.bit(u))
             take, l11 = _take(pol, h, cache[p], cache[2 + p], u, live, ok_)
             if take:
                 cache[4 + p] = l11
@@ -558,7 +546,7 @@ def rollout(state, root, pol0, pol1, cache, pile):
             elif ph == G.PH_FIRST_UPCARD:
                 G.apply_action(state, G.PASS)
             else:
-                pile |= _bit(u)
+                pile |= G.bit(u)
                 cache[4 + p] = -1
                 G.apply_action(state, G.DRAW_STOCK)
         elif ph == G.PH_DISCARD:
@@ -568,11 +556,10 @@ def rollout(state, root, pol0, pol1, cache, pile):
             cache[4 + p] = -1
             avoid = 0
             pu = state[G.S_PREV_UPCARD]
-            if pu >= 0 and (h & _bit(pu)):
-                avoid = _bit(pu)
+            if pu >= 0 and (h & G.bit(pu)):
+                avoid = G.bit(pu)
             if l11 == 0:
                 # 11 cards melded: knock (a meld of 4+ cards gives a discard keeping gin)
-                cache[4 + p] = -1
                 G.apply_action(state, G.KNOCK)
                 continue
             dw11 = G.hand_value(l11)
@@ -589,12 +576,12 @@ def rollout(state, root, pol0, pol1, cache, pile):
                 c = _normal_discard(l11, avoid, live, state[G.S_KNOWN + 1 - p])
             else:
                 c = top
-            cache[p] = l11 ^ _bit(c)
+            cache[p] = l11 ^ G.bit(c)
             cache[2 + p] = dw11 - VALUE[c]
             G.apply_action(state, c)
         elif ph == G.PH_WALL:
             u = state[G.S_UPCARD]
-            h11 = h | _bit(u)
+            h11 = h | G.bit(u)
             if G.can_knock_with(h11, kc):
                 cache[4 + p] = _left(h11)
                 G.apply_action(state, G.KNOCK)
@@ -616,9 +603,8 @@ def rollout(state, root, pol0, pol1, cache, pile):
                 G.apply_action(state, c)
             else:
                 melded = h & ~_left(h)
-                cands = np.empty(MAX_LOWEST_CARD_MELDS, dtype=np.int64)
                 while melded:
-                    mid = one_meld(melded, cands)
+                    mid = one_meld(melded, melds)
                     G.apply_action(state, G.MELD_BASE + mid)
                     melded ^= MELD_MASK[mid]
                 G.apply_action(state, G.PASS)
@@ -648,7 +634,7 @@ def _obs_table(obs):
         for i in range(obs[G.O_MELD_COUNT + s]):
             m |= MELD_MASK[obs[G.O_MELDS + s * G.MAX_MELDS_LAID + i]]
     for i in range(obs[G.O_LAYOFF_COUNT]):
-        m |= _bit(obs[G.O_LAYOFFS + i])
+        m |= G.bit(obs[G.O_LAYOFFS + i])
     return m
 
 
@@ -708,7 +694,7 @@ def _heuristic(obs, legal, n, pol):
     if phase == G.PH_FIRST_UPCARD or phase == G.PH_DRAW:
         lo = _left(h)
         u = obs[G.O_UPCARD]
-        live = ALL & ~(h | _obs_pile(obs) | _obs_table(obs) | opp_known | _bit(u))
+        live = ALL & ~(h | _obs_pile(obs) | _obs_table(obs) | opp_known | G.bit(u))
         take, _l11 = _take(pol, h, lo, G.hand_value(lo), u, live, opp_known)
         if take:
             return G.DRAW_UPCARD
@@ -729,8 +715,8 @@ def _heuristic(obs, legal, n, pol):
             l11 = _left(h)
         avoid = 0
         pu = obs[G.O_PREV_UPCARD]
-        if pu >= 0 and (h & _bit(pu)):
-            avoid = _bit(pu)
+        if pu >= 0 and (h & G.bit(pu)):
+            avoid = G.bit(pu)
         if l11 == 0:
             c, _d = _min_dw_discard(h)
             return c
@@ -758,7 +744,7 @@ def _heuristic(obs, legal, n, pol):
             targets = 0
             for i in range(n):
                 if legal[i] < NUM_CARDS:
-                    targets |= _bit(legal[i])
+                    targets |= G.bit(legal[i])
             c = _layoff_choice(h, targets)
             return c if c >= 0 else G.PASS
         mid = _meld_of_partition(h)
@@ -792,16 +778,17 @@ def improve_opponent(st, opp, known, turns, floor):
     for _ in range(turns):
         i = below(st, G.S_RNG, n)
         x = st[G.S_STOCK + i]
-        h11 = h | _bit(x)
-        lo = _left(h11) & ~known
+        h11 = h | G.bit(x)
+        left = _left(h11)
+        lo = left & ~known
         if lo == 0:
             continue
         d = _top(lo)
         if d == x:
             continue
-        if floor >= 0 and G.hand_value(lo) - VALUE[d] <= floor:
+        if floor >= 0 and G.hand_value(left) - VALUE[d] <= floor:   # known deadwood counts too
             continue
-        h = h11 ^ _bit(d)
+        h = h11 ^ G.bit(d)
         st[G.S_STOCK + i] = d
     st[G.S_HAND + opp] = h
     shuffle(st, G.S_RNG, st[G.S_STOCK:G.S_STOCK + n], n)
@@ -870,7 +857,7 @@ def _model_weight(hand, known, cards, factors, n, last, last_discarded, declined
     """Weight of an opponent hand under the normal-policy model (module docstring)."""
     w = 1.0
     if last >= 0:
-        b = _bit(last)
+        b = G.bit(last)
         h11 = hand | b
         lo = _left(h11)
         if not (lo & b):
@@ -880,11 +867,11 @@ def _model_weight(hand, known, cards, factors, n, last, last_discarded, declined
             if _normal_discard(lo, 0, live, mine) != last:
                 w *= EPS_CHOICE
     if declined >= 0:
-        b = _bit(declined)
+        b = G.bit(declined)
         if G.meldable(hand | b) & b and not (_left(hand | b) & b):
             w *= EPS_LAST
     for i in range(n):
-        b = _bit(cards[i])
+        b = G.bit(cards[i])
         if G.meldable(hand | b) & b:
             w *= factors[i]
     if known:
@@ -926,7 +913,7 @@ def _determinization(obs, level, dseed, cards, factors, n_ev, model):
     declined = model[M_DECLINED]
     pile = _obs_pile(obs) | _obs_table(obs)
     if last >= 0:
-        pile &= ~_bit(last)
+        pile &= ~G.bit(last)
     mine = obs[G.O_KNOWN + seat]
     rs = np.empty(1, dtype=np.int64)
     seed_slot(rs, 0, dseed)
@@ -958,6 +945,7 @@ def _evaluate(obs, level, seed, k, legal, n, own_l, out_v, out_c, cards, factors
     work = np.empty_like(det)
     base = np.full(6, -1, dtype=np.int64)
     cache = np.empty(6, dtype=np.int64)
+    melds = np.empty(MAX_LOWEST_CARD_MELDS, dtype=np.int64)
     pile = _pile_mask(det)
     opp = 1 - seat
     oh = det[G.S_HAND + opp]
@@ -977,14 +965,14 @@ def _evaluate(obs, level, seed, k, legal, n, own_l, out_v, out_c, cards, factors
         copy_into(cache, base)
         pl = pile
         if phase == G.PH_DRAW and a == G.DRAW_STOCK:
-            pl |= _bit(det[G.S_UPCARD])
+            pl |= G.bit(det[G.S_UPCARD])
         if phase == G.PH_DISCARD and a < NUM_CARDS and own_l >= 0:
-            b = _bit(a)
+            b = G.bit(a)
             if own_l & b:
                 cache[seat] = own_l ^ b
                 cache[2 + seat] = G.hand_value(own_l) - VALUE[a]
         G.apply_action(work, a)
-        out_v[j] += rollout(work, seat, p0, p1, cache, pl)
+        out_v[j] += rollout(work, seat, p0, p1, cache, pl, melds)
         out_c[j] += 1
 
 

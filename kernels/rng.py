@@ -6,7 +6,7 @@ array, so a state copy carries its own stream and a seed reproduces a game exact
 import numpy as np
 from numba import njit
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)   # 2**64 / the golden ratio: splitmix64's increment
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 
@@ -22,7 +22,7 @@ def mix64(z):
 @njit(cache=True, inline="always")
 def next_u64(state, slot):
     """Advance the generator stored at ``state[slot]`` and return 64 random bits."""
-    s = np.uint64(state[slot]) + _GOLDEN
+    s = np.uint64(state[slot]) + GOLDEN
     state[slot] = np.int64(s)
     return mix64(s)
 
@@ -50,7 +50,7 @@ def shuffle(state, slot, items, count):
 @njit(cache=True)
 def seed_slot(state, slot, seed):
     """Start the stream at ``state[slot]`` from a user seed (any int64)."""
-    state[slot] = np.int64(mix64(np.uint64(seed) ^ _GOLDEN))
+    state[slot] = np.int64(mix64(np.uint64(seed) ^ GOLDEN))
 
 
 @njit(cache=True)

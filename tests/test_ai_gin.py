@@ -176,11 +176,25 @@ def test_replayed_opponent_respects_the_no_knock_floor():
     state = K.new_state(PARAMS, np.int64(3))
     for a in (K.PASS, K.PASS, K.DRAW_STOCK):
         K.apply_action(state, a)
-    world = state.copy()
     opp = 1
-    A.improve_opponent(world, opp, np.int64(0), 40, 10)
-    assert A._dw(int(world[K.S_HAND + opp])) > 10
-    assert bin(int(world[K.S_HAND + opp])).count("1") == 10
+    hand = int(state[K.S_HAND + opp])
+    loose = int(A._left(hand))
+    for known in (0, loose & -loose, loose):   # known cards stay, and their deadwood counts
+        for seed in range(20):
+            world = state.copy()
+            world[K.S_RNG] = seed
+            A.improve_opponent(world, opp, np.int64(known), 40, 10)
+            improved = int(world[K.S_HAND + opp])
+            assert K.exact_deadwood(improved) > 10 and improved & known == known
+            assert bin(improved).count("1") == 10
+    # a known loose card counts: drawing 9H and dropping 9C leaves 3D-6D, 7H-9H and AS 2C KS,
+    # 13 above the floor with the known KS (3 without it), so the swap is made
+    world = state.copy()
+    world[K.S_HAND + opp] = mask("4D 5D 6D 7H 8H KS AS 2C 3D 9C".split())
+    world[K.S_STOCK_SIZE] = 1
+    world[K.S_STOCK] = card("9H")
+    A.improve_opponent(world, opp, np.int64(mask(["KS"])), 1, 10)
+    assert int(world[K.S_HAND + opp]) == mask("4D 5D 6D 7H 8H 9H KS AS 2C 3D".split())
 
 
 # ---- reproducibility and threads -------------------------------------------------------------------
@@ -295,7 +309,8 @@ def test_rollout_plays_the_policies_of_the_kernel():
             K.returns(played, r)
             fast = state.copy()
             cache = np.full(6, -1, np.int64)
-            value = A.rollout(fast, 0, pol, pol, cache, A._pile_mask(fast))
+            value = A.rollout(fast, 0, pol, pol, cache, A._pile_mask(fast),
+                              np.empty(A.MAX_LOWEST_CARD_MELDS, np.int64))
             same += value == r[0]
             total += 1
     assert same >= 0.97 * total
@@ -487,11 +502,12 @@ def test_partial_melds_and_feed_risk():
     assert A.partial_cards(mask(["KC", "AD"]), live) == 0        # no wrap between suits
     assert A.partial_cards(mask(["KC", "5D"]), live) == 0
     known = mask(["JH", "KH"])
-    assert A.feed_risk(card("QH"), known) == 2
-    assert A.feed_risk(card("KC"), known) == 1      # the rank of KH
-    assert A.feed_risk(card("9H"), known) == 1      # two below JH
-    assert A.feed_risk(card("QC"), known) == 0
-    assert A.feed_risk(card("8H"), known) == 0
+    near = A._near(known)
+    assert A.feed_risk(K.bit(card("QH")), known, near) == 2
+    assert A.feed_risk(K.bit(card("KC")), known, near) == 1      # the rank of KH
+    assert A.feed_risk(K.bit(card("9H")), known, near) == 1      # two below JH
+    assert A.feed_risk(K.bit(card("QC")), known, near) == 0
+    assert A.feed_risk(K.bit(card("8H")), known, near) == 0
 
 
 def test_meld_id_functions_number_the_meld_table():
@@ -519,7 +535,7 @@ def test_one_meld_decomposes_melded_masks():
             m = int(A.MELD_MASK[mid])
             assert rest & m == m
             rest ^= m
-            assert A._dw(rest) == 0
+            assert K.exact_deadwood(rest) == 0
 
 
 # ---- numba hygiene -----------------------------------------------------------------------------------------
