@@ -458,12 +458,12 @@ def _holder(obs, legal, n):
     for p in range(obs[K.O_PARAMS + K.P_NUM_PLAYERS]):
         if p != seat and obs[K.O_HAND_N + p] <= HOLD_UNTIL:
             return _normal(obs, legal, n)
-    inside, _ = _partials(left, _live(obs))
     a = _best_layoff(legal, n, left, ace_high)
     if a >= 0:
         return a
     if left & _legal_discards(legal, n) == 0:
         return _normal(obs, legal, n)
+    inside, _ = _partials(left, _live(obs))
     return _normal_discard(obs, legal, n, left, inside, ace_high)
 
 
@@ -490,11 +490,10 @@ def _normal(obs, legal, n):
     if a >= 0:
         return a
     left = _leftover(hand, ace_high)
-    inside, _ = _partials(left, live)
-    useful = left
-    a = _best_layoff(legal, n, useful, ace_high)
+    a = _best_layoff(legal, n, left, ace_high)
     if a >= 0:
         return a
+    inside, _ = _partials(left, live)
     return _normal_discard(obs, legal, n, left, inside, ace_high)
 
 

@@ -8,7 +8,7 @@ import re
 from functools import cache
 
 import meldmind
-from meldmind import Game, analyze_hand, new_game
+from meldmind import analyze_hand, new_game
 from meldmind.explain import explain
 from meldmind.game import Move
 

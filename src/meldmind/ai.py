@@ -253,11 +253,11 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
         limit = iterations if iterations is not None else MAX_ITERATIONS
         count = min(_FIRST_SLICE, limit)
         while count >= 1:
-            started = time.perf_counter()
+            slice_started = time.perf_counter()
             _search(ai, obs, number, seed, done, count, values, visits)
             done += count
             finished = time.perf_counter()
-            per_determinization = max(finished - started, 1e-9) / count
+            per_determinization = max(finished - slice_started, 1e-9) / count
             # the float comes down to a slice before int() (a huge budget makes it infinite)
             count = int(min(limit - done, _MAX_SLICE,
                             (deadline - finished) / per_determinization * _BUDGET_FILL))
@@ -306,11 +306,11 @@ def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "maste
     if values is not None and visits is not None:
         ranked = sorted((a for a in decision.legal if visits[a] > 0),
                         key=lambda a: -values[a] / visits[a])
-        shown = ranked[:ALTERNATIVES_SHOWN]
-        if decision.action in ranked and decision.action not in shown:
-            shown.append(decision.action)   # a gin knock or a bluff can rank lower
+        top_moves = ranked[:ALTERNATIVES_SHOWN]
+        if decision.action in ranked and decision.action not in top_moves:
+            top_moves.append(decision.action)   # a gin knock or a bluff can rank lower
         alternatives = tuple(Alternative(move(a), float(values[a] / visits[a]), int(visits[a]))
-                             for a in shown)
+                             for a in top_moves)
         if visits[decision.action]:
             value = float(values[decision.action] / visits[decision.action])
     chosen = move(decision.action)

@@ -378,8 +378,8 @@ class Game:
             result = f"seat {returns.index(best)} wins" if returns.count(best) == 1 else "a draw"
             how = f" ({obs['end']})" if obs.get("end") else ""
             deadwood = obs.get("deadwood")
-            shown = f", deadwood {deadwood}" if deadwood and None not in deadwood else ""
-            self.history.append(Event("PUBLIC", None, f"game over{how}: {result}{shown}, "
+            deadwood_note = f", deadwood {deadwood}" if deadwood and None not in deadwood else ""
+            self.history.append(Event("PUBLIC", None, f"game over{how}: {result}{deadwood_note}, "
                                       f"returns {returns}"))
 
     # -- JSON --------------------------------------------------------------------------------

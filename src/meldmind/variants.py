@@ -5,7 +5,7 @@ import numbers
 import secrets
 import sys
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .errors import OptionError, json_type, shown
 
@@ -34,7 +34,8 @@ def is_json_integer(value: Any) -> bool:
     return is_integer(value) or (isinstance(value, float) and value.is_integer())
 
 
-def int_range(lo: int, hi: int):
+def int_range(lo: int, hi: int) -> Callable[[Any], bool]:
+    """A check that a value is an integer from ``lo`` to ``hi`` (its docstring says so)."""
     def check(value: Any) -> bool:
         return is_integer(value) and lo <= value <= hi
     check.__doc__ = f"an integer from {lo} to {hi}"

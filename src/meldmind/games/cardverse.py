@@ -16,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import format_card, mask_cards, parse_cards
+from ..cards import format_card, mask_cards
 from ..variants import checked_options, int_range, is_bool, is_integer, is_json_integer
+from . import meld_action_of
 from .fields import OBS_FORMAT, OBS_VERSION, FieldReader
 from ..errors import MeldmindError, shown
 from ..kernels import cardverse as KERNEL
@@ -149,13 +150,7 @@ MELD_RULE = ("a group is 3-4 cards of one rank in distinct suits; a run 3+ conse
 def meld_action(cards: str | Iterable[str]) -> int:
     """The LAY_MELD action id of a meld given as cards in any order; a set that is not a valid
     CardVerse meld (§4.5) raises ``MeldmindError``."""
-    ids = parse_cards(VARIANT, cards)
-    mask = sum(1 << c for c in ids)
-    hits = np.flatnonzero(KERNEL.MELD_MASK == mask)
-    if len(ids) < 3 or not len(hits):
-        named = " ".join(_card(c) for c in ids)
-        raise MeldmindError(f"not a valid meld: {named!r} ({MELD_RULE})")
-    return KERNEL.A_MELD + int(hits[0])
+    return meld_action_of(VARIANT, KERNEL.MELD_MASK, KERNEL.A_MELD, MELD_RULE, cards)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,7 +24,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..cards import fold_case, format_card, mask_cards, parse_cards
+from ..cards import fold_case, format_card, mask_cards
+from . import meld_action_of
 from .fields import OBS_FORMAT, OBS_VERSION, FieldReader
 from ..errors import MeldmindError, OptionError, shown
 from ..kernels import gin as KERNEL
@@ -152,13 +153,7 @@ MELD_RULE = ("a group is 3-4 cards of one rank; a run 3-5 consecutive cards of o
 def meld_action(cards: str | Iterable[str]) -> int:
     """The lay-meld action id of a meld given as cards in any order (3-4 of a rank, or a run of
     3-5 of a suit, ace low); anything else raises ``MeldmindError``."""
-    ids = parse_cards(VARIANT, cards)
-    mask = sum(1 << c for c in ids)
-    hits = np.flatnonzero(KERNEL.MELD_MASK == mask)
-    if not len(hits):
-        named = " ".join(_card(c) for c in ids)
-        raise MeldmindError(f"not a gin meld: {named!r} ({MELD_RULE})")
-    return KERNEL.MELD_BASE + int(hits[0])
+    return meld_action_of(VARIANT, KERNEL.MELD_MASK, KERNEL.MELD_BASE, MELD_RULE, cards)
 
 
 # ---------------------------------------------------------------------------------------------
