@@ -27,9 +27,9 @@ import numpy as np
 from ..cards import fold_case, format_card, mask_cards
 from . import meld_action_of
 from .fields import OBS_FORMAT, OBS_VERSION, FieldReader
-from ..errors import MeldmindError, OptionError, shown
+from ..errors import MeldmindError, shown
 from ..kernels import gin as KERNEL
-from ..variants import is_integer, options_dict
+from ..variants import checked_options, is_integer
 
 VARIANT = "gin"
 
@@ -69,11 +69,8 @@ ENDS = (None, "knock", "wall", "upcard_limit", "repeated_move")
 
 
 def make_params(options: Mapping[str, Any] | None = None) -> np.ndarray:
-    """The kernel's parameter array; gin takes no options."""
-    options = options_dict(options)
-    if options:
-        raise OptionError(f"unknown option {sorted(options)[0]!r} for gin; gin has no options "
-                          "(knock card 10, gin bonus 25, undercut bonus 25)")
+    """The kernel's parameter array; gin takes no options (``checked_options`` refuses any)."""
+    checked_options(VARIANT, OPTIONS, options)
     return np.array(KERNEL.DEFAULT_PARAMS, dtype=np.int64)
 
 
