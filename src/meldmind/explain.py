@@ -402,22 +402,22 @@ def _decline_reason(variant: str, obs: Mapping[str, Any], searched: bool) -> str
     if top is None:
         return "the discard pile is empty"
     hand = list(obs.get("hand", []))
+    prefers = f"{'the search' if searched else 'this level'} prefers an unseen card"
     melds = _melds_with(_analyze(variant, obs, hand + [top]), top)
     if melds:
         completes = f"{top} would complete {' '.join(melds[0])}"
     else:
         three = _meld_of_three(variant, hand, top)
-        table_meld = _table_meld_for(variant, obs, top)
-        chooser = "the search" if searched else "this level"
-        if three is None and table_meld:
-            return f"{top} could be laid off on {table_meld}, but {chooser} prefers an unseen card"
         if three is None:
+            table_meld = _table_meld_for(variant, obs, top)
+            if table_meld:
+                return f"{top} could be laid off on {table_meld}, but {prefers}"
             return f"{top} fits none of your melds"
         completes = f"{top} would make {' '.join(three)}"
     now, _, after = _deadwood_after_taking(variant, obs, hand, top)
     if after >= now:
         return f"{completes}, but taking it would not lower your deadwood of {now}"
-    return f"{completes}, but {'the search' if searched else 'this level'} prefers an unseen card"
+    return f"{completes}, but {prefers}"
 
 
 def _empty_stock_reason(obs: Mapping[str, Any]) -> str:
