@@ -64,7 +64,7 @@ def _decisions(games=30, seed=300):
         state = K.new_state(PARAMS, np.int64(seed + g))
         while not K.is_terminal(state):
             K.observe(state, K.current_player(state), obs)
-            n = A.legal_from_obs(obs, buf)
+            n = K.legal_from_obs(obs, buf)
             if n > 1:
                 found.append((obs.copy(), buf[:n].copy()))
             K.apply_action(state, A.policy(obs, buf, n, L.NORMAL, rng))
@@ -206,7 +206,7 @@ def _peeking_game(deal_seed, peeker, iterations, revealed, knock_oracle, ai_seed
     while state[K.S_PHASE] != K.PH_GAME_OVER:
         p = state[K.S_CURRENT]
         K.observe(state, p, obs)
-        n = A.legal_from_obs(obs, legal)
+        n = K.legal_from_obs(obs, legal)
         level = L.NORMAL
         if p == peeker:
             hidden = state[K.S_HAND + 1 - p] & ~obs[K.O_KNOWN + 1 - p]
@@ -320,7 +320,7 @@ def _hidden_cards_guessed(games, level, determinizations):
                     hidden[0] += n_true
                     right[1] += hit * late
                     hidden[1] += n_true * late
-            n = A.legal_from_obs(obs, legal)
+            n = K.legal_from_obs(obs, legal)
             K.apply_action(state, A.policy(obs, legal, n, L.NORMAL, rng))
             moves += 1
     return right[0] / hidden[0], right[1] / max(hidden[1], 1.0), chance / hidden[0]

@@ -611,15 +611,6 @@ def _determinization(obs, level, seed, k):
 
 
 @njit(cache=True)
-def _legal_from_obs(obs, out):
-    """The legal moves of the seat to act (they depend on public data and, in PLAY, on the
-    actor's own hand only: E3)."""
-    if obs[K.O_PHASE] == K.PHASE_GAME_OVER or obs[K.O_CURRENT] != obs[K.O_SEAT]:
-        return 0
-    return K.legal_actions(K.determinize(obs, 0), out)
-
-
-@njit(cache=True)
 def _evaluate(obs, level, seed, k, legal, n, row):
     """Returns of the ``n`` legal moves on determinization ``k`` into ``row``."""
     seat = obs[K.O_SEAT]
@@ -641,7 +632,7 @@ def search(obs, level, seed, first, count, values, visits):
     ``visits[action]``. Per-determinization rows, reduced serially in index order, so the sums
     do not depend on the threads or on how the work is split into calls."""
     legal = np.empty(K.NUM_ACTIONS, dtype=np.int64)
-    n = _legal_from_obs(obs, legal)
+    n = K.legal_from_obs(obs, legal)
     if n == 0 or count <= 0:
         return
     rows = np.empty((count, n), dtype=np.float64)
@@ -657,7 +648,7 @@ def search(obs, level, seed, first, count, values, visits):
 def search_serial(obs, level, seed, first, count, values, visits):
     """``search`` on one thread (same results), for games run in parallel."""
     legal = np.empty(K.NUM_ACTIONS, dtype=np.int64)
-    n = _legal_from_obs(obs, legal)
+    n = K.legal_from_obs(obs, legal)
     if n == 0 or count <= 0:
         return
     row = np.empty(n, dtype=np.float64)
@@ -742,7 +733,7 @@ def choose(obs, level, iterations, seed, parallel):
     """The move of ``level`` for the observation (the seat must be the one to act): the policy,
     or ``search`` over ``iterations`` determinizations then ``pick``. Seeded by ``seed`` only."""
     legal = np.empty(K.NUM_ACTIONS, dtype=np.int64)
-    n = _legal_from_obs(obs, legal)
+    n = K.legal_from_obs(obs, legal)
     if n <= 1:
         return legal[0] if n == 1 else -1
     if level < EXPERT:

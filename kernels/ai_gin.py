@@ -1,8 +1,8 @@
 """Gin Rummy AI levels (RULES.md §5 game, §6 ladder; contract: docs/ai-contract.md).
 
-Every decision is made from an observation array (``gin.observe``) only; the legal moves too
-(``legal_from_obs``). Full states exist only inside ``search``, built from the observation by
-``gin.determinize`` (then reworked as described under *expert*).
+Every decision is made from an observation array (``gin.observe``) only; the legal moves
+too (``gin.legal_from_obs``). Full states exist only inside ``search``, built from the
+observation by ``gin.determinize`` (then reworked as described under *expert*).
 
 Words used below. *Best partition*: the exact deadwood-minimizing set of melds; its *deadwood
 cards* are ``bridge.leftover`` of the hand, their total value the exact minimum deadwood.
@@ -639,16 +639,6 @@ def _obs_table(obs):
 
 
 @njit(cache=True)
-def legal_from_obs(obs, out):
-    """The observing seat's legal moves (ascending) from its observation alone; 0 when it is not
-    that seat's turn or the game is over."""
-    if obs[G.O_PHASE] == G.PH_GAME_OVER or obs[G.O_CURRENT] != obs[G.O_SEAT]:
-        return 0
-    st = G.determinize(obs, np.int64(0))
-    return G.legal_actions(st, out)
-
-
-@njit(cache=True)
 def _contains(legal, n, a):
     for i in range(n):
         if legal[i] == a:
@@ -984,7 +974,7 @@ def _prepare(obs):
     cards = np.empty(G.MAX_HISTORY, dtype=np.int64)
     factors = np.empty(G.MAX_HISTORY, dtype=np.float64)
     model = np.empty(MODEL_SIZE, dtype=np.int64)
-    n = legal_from_obs(obs, legal)
+    n = G.legal_from_obs(obs, legal)
     own_l = np.int64(-1)
     ph = obs[G.O_PHASE]
     size = popcount(obs[G.O_HAND])
@@ -1139,7 +1129,7 @@ def play_out(state, levels, iterations, ai_seed):
     while state[G.S_PHASE] != G.PH_GAME_OVER:
         p = state[G.S_CURRENT]
         G.observe(state, p, obs)
-        n = legal_from_obs(obs, legal)
+        n = G.legal_from_obs(obs, legal)
         a = decide(obs, legal, n, levels[p], iterations[p], mix(mix(ai_seed, moves), p), rng)
         G.apply_action(state, a)
         moves += 1

@@ -1019,6 +1019,16 @@ _legal_actions_inlined = inlined(legal_actions)
 _apply_action_inlined = inlined(apply_action)
 
 
+
+@njit(cache=True)
+def legal_from_obs(obs, out):
+    """The observing seat's legal moves from its observation alone, written as ``legal_actions``
+    writes them; 0 when it is not that seat's turn or the game is over. They depend on public
+    data and the seat's own hand only (RULES.md E3), so any determinization gives them."""
+    if obs[O_PHASE] == PH_GAME_OVER or obs[O_CURRENT] != obs[O_SEAT]:
+        return 0
+    return legal_actions(determinize(obs, np.int64(0)), out)
+
 @njit(cache=True)
 def _playout(state, buffer):
     state = unowned(state)

@@ -45,7 +45,7 @@ def legal_of(state):
 def choose(obs, level, seed=11, iterations=SEARCH_ITERATIONS):
     """One decision of ``level`` from an observation, as ``play_game`` makes it."""
     legal = np.empty(K.NUM_ACTIONS, np.int64)
-    n = A.legal_from_obs(obs, legal)
+    n = K.legal_from_obs(obs, legal)
     rng = np.zeros(1, np.int64)
     A.seed_slot(rng, 0, np.int64(seed))
     return int(A.decide(obs, legal, n, level, iterations, np.int64(seed), rng))
@@ -123,10 +123,10 @@ def test_legal_moves_come_from_the_observation_alone(positions):
     out = np.empty(K.NUM_ACTIONS, np.int64)
     for ph in PHASES:
         for state in positions[ph]:
-            n = A.legal_from_obs(observation(state), out)
+            n = K.legal_from_obs(observation(state), out)
             assert out[:n].tolist() == legal_of(state).tolist()
             other = observation(state, 1 - K.current_player(state))
-            assert A.legal_from_obs(other, out) == 0
+            assert K.legal_from_obs(other, out) == 0
 
 
 # ---- information hygiene --------------------------------------------------------------------------
@@ -356,7 +356,7 @@ def draw_obs(hand, upcard, opp_known=()):
 
 def play(obs, level):
     legal = np.empty(K.NUM_ACTIONS, np.int64)
-    n = A.legal_from_obs(obs, legal)
+    n = K.legal_from_obs(obs, legal)
     return int(A.policy(obs, legal, n, level, np.zeros(1, np.int64)))
 
 
@@ -409,7 +409,7 @@ def test_knock_rules():
     visits = np.zeros(K.NUM_ACTIONS, np.int64)
     obs[K.O_STOCK_SIZE] = 25
     legal = np.empty(K.NUM_ACTIONS, np.int64)
-    n = A.legal_from_obs(obs, legal)
+    n = K.legal_from_obs(obs, legal)
     A.search(obs, L.EXPERT, np.int64(1), 0, 16, values, visits)
     assert A.pick(obs, values, visits, legal, n, L.EXPERT, np.int64(1)) == K.KNOCK
 
@@ -423,7 +423,7 @@ def test_search_levels_knock_unless_their_search_calls_it_a_clear_loss(knock, be
     hand = ["AC", "2C", "3C", "KC", "5D", "6D", "7D", "9H", "10H", "JH", "2S"]
     obs = discard_obs(hand)
     legal = np.empty(K.NUM_ACTIONS, np.int64)
-    n = A.legal_from_obs(obs, legal)
+    n = K.legal_from_obs(obs, legal)
     assert K.KNOCK in legal[:n]
     visits = np.zeros(K.NUM_ACTIONS, np.int64)
     visits[legal[:n]] = 10
@@ -439,7 +439,7 @@ def test_search_pick_credits_the_normal_move_against_noise():
     hand = ["AC", "2C", "3C", "KC", "5D", "6D", "7D", "9H", "QH", "JS", "4S"]
     obs = discard_obs(hand)
     legal = np.empty(K.NUM_ACTIONS, np.int64)
-    n = A.legal_from_obs(obs, legal)
+    n = K.legal_from_obs(obs, legal)
     assert K.KNOCK not in legal[:n]
     normal = play(obs, L.NORMAL)
     other = next(a for a in legal[:n] if a != normal)
@@ -545,7 +545,7 @@ def test_kernels_have_no_python_objects(positions, name):
     state = positions[K.PH_DISCARD][0]
     obs = observation(state)
     legal = np.empty(K.NUM_ACTIONS, np.int64)
-    n = A.legal_from_obs(obs, legal)
+    n = K.legal_from_obs(obs, legal)
     values = np.zeros(K.NUM_ACTIONS)
     visits = np.zeros(K.NUM_ACTIONS, np.int64)
     A.search(obs, L.EXPERT, np.int64(1), 0, 2, values, visits)   # every signature compiled

@@ -72,6 +72,18 @@ def test_a_move_text_is_not_read_through_a_non_ascii_letter_that_folds_to_ascii(
     assert _unchanged(game) == before
 
 
+@pytest.mark.parametrize("variant, text", [
+    ("gin", "draw stock now"), ("gin", "pass please"), ("gin", "knock 9C"),
+    ("cardverse", "draw stock now"), ("cardverse", "take discard 7C")])
+def test_words_after_a_move_that_names_no_card_make_an_unknown_move(variant, text):
+    """Not a malformed card: 'now' was never meant as one."""
+    game = new_game(variant, seed=3)
+    before = game.to_json()
+    with pytest.raises(MeldmindError, match=f'unknown move "{text}"'):
+        game.play(text)
+    assert game.to_json() == before
+
+
 @pytest.mark.parametrize("variant", ["gin", "cardverse"])
 def test_every_legal_move_in_its_full_json_form_is_played(variant):
     """Whole games of moves given as Game.observation lists them (id, text, type and the

@@ -41,7 +41,9 @@ LEVEL_ALIASES = {
 }
 SEARCH_LEVELS = ("expert", "master")
 ALTERNATIVES_SHOWN = 5
-_BUDGET_FILL = 0.9   # share of the remaining budget a search slice may plan to use
+# The share of the remaining budget a search slice may plan to use: with half, a slice that runs
+# twice as slow as the one it was planned from (a loaded machine) still ends by the deadline.
+_BUDGET_FILL = 0.5
 # A budget's first slice: enough determinizations to time the search by, and a floor on a hint
 # whose budget the first call in a process (which loads the kernels) already spends.
 _FIRST_SLICE = 16
@@ -159,19 +161,17 @@ def _search(ai: ModuleType, obs: np.ndarray, number: int, seed: int, first: int,
         ai.search(obs, number, np.int64(seed), first, count, values, visits)
 
 
-def _legal_buffer(kernel: ModuleType, obs: np.ndarray, seed: int) -> tuple[np.ndarray, int]:
+def _legal_buffer(kernel: ModuleType, obs: np.ndarray) -> tuple[np.ndarray, int]:
     """The legal action ids of the seat of the observation array ``obs``, at the front of a
     buffer of ``kernel.NUM_ACTIONS``, and their count; a ``MeldmindError`` when the game is over
-    or it is not that seat's turn. ``seed`` picks the deal behind ``obs``, which the legal moves
-    do not depend on."""
-    seat = int(obs[kernel.O_SEAT])
-    state = kernel.determinize(obs, np.int64(seed))
-    if kernel.is_terminal(state):
-        raise MeldmindError("the game of this observation is over: there is no move to make")
-    if kernel.current_player(state) != seat:
-        raise MeldmindError(f"it is not seat {seat}'s turn in this observation")
+    or it is not that seat's turn."""
     buffer = np.empty(kernel.NUM_ACTIONS, np.int64)
-    return buffer, int(kernel.legal_actions(state, buffer))
+    n = int(kernel.legal_from_obs(obs, buffer))
+    if n == 0:
+        if kernel.is_terminal(kernel.determinize(obs, np.int64(0))):
+            raise MeldmindError("the game of this observation is over: there is no move to make")
+        raise MeldmindError(f"it is not seat {int(obs[kernel.O_SEAT])}'s turn in this observation")
+    return buffer, n
 
 
 def _listed_action(variant: str, module: ModuleType, phase: int, entry: Any) -> int:
@@ -232,7 +232,7 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
     number = levels.NAMES.index(name)
     kernel = game_module(variant).KERNEL
     ai = ai_module(variant)
-    buffer, n = _legal_buffer(kernel, obs, seed)
+    buffer, n = _legal_buffer(kernel, obs)
     legal = buffer[:n].tolist()
     if name not in SEARCH_LEVELS:
         rng = np.zeros(1, np.int64)
@@ -292,7 +292,7 @@ def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "maste
     variant, module, data, obs = _read_observation(observation)
     phase = int(obs[module.KERNEL.O_PHASE])
     if "legal_moves" in data:   # before the search: a refused observation gets no search
-        buffer, n = _legal_buffer(module.KERNEL, obs, 0)
+        buffer, n = _legal_buffer(module.KERNEL, obs)
         _check_legal_moves(variant, module, phase, data["legal_moves"], buffer[:n].tolist())
     decision = decide(variant, level, obs, seed=seed, iterations=iterations, budget_ms=budget_ms,
                       started=started)

@@ -97,24 +97,29 @@ def _move_phases(variant: str) -> dict[MoveKey, int]:
 
 
 @functools.cache
-def _move_forms(variant: str) -> tuple[list[list[str]], set[str]]:
-    """The verbs of a game's moves (as words, longest first) and the words that start a place."""
+def _move_forms(variant: str) -> tuple[list[list[str]], set[str], set[str]]:
+    """The verbs of a game's moves (as words, longest first), those of them that name cards,
+    and the words that start a place."""
     keys = _move_phases(variant)
     verbs = sorted({verb for verb, _, _ in keys}, key=len, reverse=True)
-    return [verb.split() for verb in verbs], {place.split()[0] for _, _, place in keys if place}
+    return ([verb.split() for verb in verbs], {verb for verb, cards, _ in keys if cards},
+            {place.split()[0] for _, _, place in keys if place})
 
 
 @functools.lru_cache(maxsize=4096)     # a server's hints list the same few hundred moves
 def _read_move(variant: str, text: str) -> MoveKey | None:
-    """The key of a move text; None when no verb of the game's moves begins it. A malformed
-    card raises the card parser's ``CardError`` naming it."""
+    """The key of a move text; None when no verb of the game's moves begins it, or when words
+    follow a verb that names no card ("draw stock now"). A malformed card raises the card
+    parser's ``CardError`` naming it."""
     words = text.split()
-    verbs, place_words = _move_forms(variant)
+    verbs, card_verbs, place_words = _move_forms(variant)
     verb = next((v for v in verbs if [fold_case(w, upper=False) for w in words[:len(v)]] == v), None)
     if verb is None:
         return None
     rest = words[len(verb):]
     end = next((i for i, w in enumerate(rest) if fold_case(w, upper=False) in place_words), len(rest))
+    if end and " ".join(verb) not in card_verbs:
+        return None
     return _move_key(variant, " ".join(verb), rest[:end], rest[end:])
 
 
