@@ -462,7 +462,10 @@ def _count_allowed(h, deadwood11, isolated_top, knock_card):
 @njit(cache=True)
 def can_knock_with(h, knock_card):
     """True iff OpenSpiel allows a knock with the 11 cards ``h``:
-    ``openspiel_knock_deadwood(h) <= knock_card``."""
+    ``openspiel_knock_deadwood(h) <= knock_card``. False for a hand of any other size, which
+    no game reaches but the replay of a malformed observation's history may build."""
+    if popcount(h) != HAND_SIZE + 1:
+        return False
     isolated_total, isolated_top = _isolated_total_and_max(h)
     if isolated_total - isolated_top > knock_card:      # a cheap lower bound of the count
         return False

@@ -6,9 +6,11 @@ import os
 import random
 import subprocess
 import sys
+import warnings
 from importlib import resources
 
 import jsonschema
+import numpy as np
 import pytest
 
 import meldmind
@@ -269,3 +271,77 @@ def test_a_budget_searches_at_least_its_first_slice():
     still rests on _FIRST_SLICE determinizations, not on one."""
     hint = meldmind.suggest(_observation(), level="master", budget_ms=1e-6, seed=3)
     assert hint.iterations == ai._FIRST_SLICE
+
+
+def _nested(depth):
+    value = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_a_value_nested_too_deeply_to_write_is_refused_by_name_not_by_recursion_error():
+    """A Python caller (or a server whose JSON parser allows deep nesting) hands over a value
+    too deep for ``repr``: the message says so instead of raising RecursionError."""
+    deep = _nested(5000)
+    game = new_game("gin", seed=1)
+    before = game.to_json()
+    for call in (lambda: new_game("gin", seed=deep), lambda: game.play(deep),
+                 lambda: game.play({"id": deep}), lambda: meldmind.suggest(_observation(), level=deep),
+                 lambda: meldmind.suggest({**_observation(), "hand": deep}, level="easy"),
+                 lambda: meldmind.analyze_hand("gin", deep), lambda: game.observation(deep),
+                 lambda: Game.from_json(_game_record(moves=[deep]))):
+        with pytest.raises(MeldmindError, match="a list nested too deeply to write"):
+            call()
+    assert game.to_json() == before
+
+
+def test_a_none_key_is_an_unknown_field_like_any_other():
+    game = new_game("gin", seed=1)
+    move = game.legal_moves()[0]
+    with pytest.raises(MeldmindError, match="unknown field None"):
+        game.play({"id": move.id, None: "x"})
+    with pytest.raises(MeldmindError, match="unknown field None"):
+        meldmind.suggest({**_observation(), None: "x"}, level="easy")
+    with pytest.raises(MeldmindError, match="unknown field None"):
+        Game.from_json({**_game_record(), None: "x"})
+
+
+def test_a_game_records_integer_options_may_be_written_as_json_writes_them():
+    record = json.loads(new_game("cardverse", seed=1, options={"target_score": 50}).to_json())
+    record["options"]["target_score"] = 50.0
+    assert Game.from_json(json.dumps(record)).options["target_score"] == 50
+    assert main(["arena", "cardverse", "easy", "beginner", "--deals", "1", "--processes", "1",
+                 "--options", '{"target_score": 5.0}', "--json"]) == 0
+    record["options"]["target_score"] = 50.5
+    with pytest.raises(OptionError, match="target_score"):
+        Game.from_json(record)
+    with pytest.raises(OptionError, match="target_score"):   # Python callers give ints
+        new_game("cardverse", options={"target_score": 50.0})
+
+
+def test_a_message_repeats_at_most_a_few_hundred_characters_of_what_it_was_given():
+    """A server sends messages back: a megabyte of card text is not repeated whole."""
+    game = new_game("gin", seed=1)
+    for call, error in ((lambda: game.play("discard " + "A" * 1_000_000), CardError),
+                        (lambda: game.play("x" * 1_000_000), MeldmindError),
+                        (lambda: new_game("gin", seed="9" * 1_000_000), OptionError)):
+        with pytest.raises(error, match=r"\(1,00\d,\d\d\d characters\)") as refused:
+            call()
+        assert len(str(refused.value)) < 500
+
+
+def test_a_numpy_float32_budget_is_read_without_a_numpy_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert meldmind.suggest(_observation(), level="expert", budget_ms=np.float32(5),
+                                seed=1).iterations >= 1
+
+
+def test_cli_hint_with_stdin_closed_says_the_input_is_empty():
+    for lines in ("", " --lines"):
+        result = subprocess.run(["bash", "-c", f'"{sys.executable}" -m meldmind.cli hint '
+                                 f'--level easy{lines} <&-'], capture_output=True, text=True,
+                                timeout=600)
+        assert "Traceback" not in result.stderr, result.stderr
+        assert result.returncode == (0 if lines else 3)

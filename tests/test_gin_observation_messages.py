@@ -217,3 +217,40 @@ def test_the_docs_schema_example_validates_observations_with_legal_moves():
         exec(code.replace("observation-gin", f"observation-{variant}"),
              {"json": json, "importlib": importlib, "Draft202012Validator": Draft202012Validator,
               "Registry": Registry, "Resource": Resource, "observation": observation})
+
+
+def test_a_knock_phase_observation_with_a_wrong_upcard_or_a_repeated_draw_is_refused():
+    """The history's replay once asked the kernel's knock count about a made-up hand of the
+    wrong size, and its ValueError escaped: a wrong first upcard at a knock, or a draw written
+    twice, is an observation to refuse with a MeldmindError."""
+    refused = 0
+    for seed in range(12):
+        game = meldmind.new_game("gin", seed=seed)
+        while not game.is_over:
+            obs = game.observation(game.to_move)
+            edits = [{**obs, "first_upcard": card} for card in ("2C", "KD")
+                     if card != obs["first_upcard"]]
+            for i, entry in enumerate(obs["history"]):
+                if entry["move"] == "draw upcard":
+                    edits.append({**obs, "history": obs["history"][:i + 1] + obs["history"][i:]})
+            for edited in edits:
+                edited.pop("legal_moves", None)
+                try:
+                    gin.observation_array(edited)
+                except MeldmindError:
+                    refused += 1
+            game.play(meldmind.suggest(obs, level="normal", seed=0).move)
+    assert refused > 0
+
+
+def test_history_move_texts_are_read_as_game_play_reads_them():
+    """Any run of whitespace between the words, and any case: the same observation."""
+    game = meldmind.new_game("gin", seed=5)
+    while len(game.observation(game.to_move)["history"]) < 6:
+        game.play(meldmind.suggest(game.observation(game.to_move), level="normal", seed=0).move)
+    obs = game.observation(game.to_move)
+    spaced = copy.deepcopy(obs)
+    for entry in spaced["history"]:
+        entry["move"] = "\t" + entry["move"].upper().replace(" ", " \t ") + "  "
+    assert any(" " in entry["move"] for entry in obs["history"])
+    assert (gin.observation_array(spaced) == gin.observation_array(obs)).all()

@@ -300,3 +300,26 @@ def test_after_warm_up_a_hint_in_either_game_loads_no_kernel(level):
     assert counts["warmed"] == counts["after"]
     searches_loaded = {"ai_gin.search", "ai_cardverse.search"} & counts["warmed"].keys()
     assert len(searches_loaded) == (2 if level == "master" else 0)
+
+
+def test_hint_lines_answers_a_request_that_meets_a_bug_and_goes_on(monkeypatch, capsys):
+    """A server's one process must outlive a meldmind bug: that request answers an error (the
+    traceback on stderr) and the next is answered as usual."""
+    good = json.dumps(new_game("gin", seed=2).observation(0))
+    real = meldmind.ai.suggest
+    requests = []
+
+    def flaky(observation, **kwargs):
+        if kwargs["seed"] == 1:     # a request's, not warm_up's (seed 0)
+            requests.append(observation)
+            if len(requests) == 1:
+                raise IndexError("a bug")
+        return real(observation, **kwargs)
+
+    monkeypatch.setattr(meldmind.ai, "suggest", flaky)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(f"{good}\n{good}\n".encode())))
+    assert main(["hint", "--lines", "--level", "easy", "--seed", "1"]) == 0
+    out = capsys.readouterr()
+    bug, answer = map(json.loads, out.out.splitlines())
+    assert bug["error"].startswith("meldmind bug (IndexError: a bug)")
+    assert "Traceback" in out.err and answer["move"]["text"]

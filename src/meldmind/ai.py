@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import math
 import numbers
 import sys
 import threading
@@ -129,6 +130,17 @@ class Decision:
     iterations: int
 
 
+def _is_budget(value: Any) -> bool:
+    """A finite positive number: NaN fails both comparisons, and infinity and integers beyond
+    the largest float would overflow the deadline's arithmetic. A numpy float32 is compared as
+    a float (numpy warns when it meets the largest float)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return False
+    if isinstance(value, numbers.Integral):
+        return 0 < int(value) <= sys.float_info.max
+    return 0 < float(value) < math.inf
+
+
 def check_budget(iterations: int | None, budget_ms: float | None) -> None:
     """Raises ``OptionError`` unless ``iterations`` is None or an integer from 1 to
     ``MAX_ITERATIONS`` and ``budget_ms`` is None or a finite positive number."""
@@ -136,11 +148,7 @@ def check_budget(iterations: int | None, budget_ms: float | None) -> None:
                                        and iterations <= MAX_ITERATIONS):
         raise OptionError(f"iterations must be an integer from 1 to {MAX_ITERATIONS:,}, not "
                           f"{shown(iterations)}")
-    # NaN fails both comparisons; infinity, and integers beyond the largest float, would
-    # overflow the deadline's arithmetic
-    if budget_ms is not None and (not isinstance(budget_ms, numbers.Real)
-                                  or isinstance(budget_ms, bool)
-                                  or not 0 < budget_ms <= sys.float_info.max):
+    if budget_ms is not None and not _is_budget(budget_ms):
         raise OptionError(f"budget_ms must be a finite positive number, not {shown(budget_ms)}")
 
 

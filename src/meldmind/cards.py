@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from .errors import CardError, shown
+from .errors import CardError, clipped, shown
 from .variants import Variant, is_integer, variant_named
 
 SUITS = "CDHS"
@@ -102,10 +102,10 @@ def _parse_52(token: str, jokers: bool) -> int | str:
     text = fold_case(token.strip())
     if text in ("JK1", "JK2", "JK"):
         if not jokers:
-            raise CardError(f"jokers do not belong to this deck: {token!r}")
+            raise CardError(f"jokers do not belong to this deck: {clipped(repr(token))}")
         return JOKER_52[int(text[2]) - 1] if text != "JK" else text
     if not text:
-        raise CardError(f"empty card token {token!r}")
+        raise CardError(f"empty card token {clipped(repr(token))}")
     suit = SUIT_SYMBOLS.get(text[0]) or SUIT_SYMBOLS.get(text[-1])
     if suit is not None:
         rank = text[1:] if text[0] in SUIT_SYMBOLS else text[:-1]
@@ -113,7 +113,7 @@ def _parse_52(token: str, jokers: bool) -> int | str:
         rank, suit = text[:-1], text[-1:]
     rank = RANK_ALIASES.get(rank, rank)
     if suit not in SUITS or rank not in RANKS:
-        raise CardError(f"malformed card {token!r}: expected a rank A 2..10 J Q K and a suit C D H S")
+        raise CardError(f"malformed card {clipped(repr(token))}: expected a rank A 2..10 J Q K and a suit C D H S")
     return SUITS.index(suit) * 13 + RANKS.index(rank)
 
 
@@ -124,14 +124,14 @@ def _parse_kirolo(token: str) -> int | tuple[str, int] | tuple[str, str]:
     if text in _ACTION_SPELLINGS:
         return ("ACTION", _ACTION_SPELLINGS[text])
     if text == "BONUS":
-        raise CardError(f"{token!r}: BONUS does not exist in Mode Rami (RULES.md §1.1)")
+        raise CardError(f"{clipped(repr(token))}: BONUS does not exist in Mode Rami (RULES.md §1.1)")
     element, rest = text[:2], text[2:]
     copy = None
     if rest[-1:] in ("A", "B"):
         copy, rest = "AB".index(rest[-1]), rest[:-1]
     if element not in ELEMENTS or not (rest.isascii() and rest.isdigit()) or not 1 <= int(rest) <= KIROLO_VALUES or len(rest) > 2:
         raise CardError(
-            f"malformed KIROLO card {token!r}: expected FI/WA/EA/WO/ME, a value 1..12 and an optional copy a/b"
+            f"malformed KIROLO card {clipped(repr(token))}: expected FI/WA/EA/WO/ME, a value 1..12 and an optional copy a/b"
         )
     bit = ELEMENTS.index(element) * KIROLO_VALUES + int(rest) - 1
     return bit + KIROLO_BITS * copy if copy is not None else ("ELEMENT", bit)
@@ -153,7 +153,7 @@ def parse_cards(variant: Variant | str, cards: str | Iterable[str]) -> list[int]
         parsed = _parse_kirolo(token) if v.deck == "kirolo" else _parse_52(token, v.deck == "52+jokers")
         if isinstance(parsed, int):
             if parsed in taken:
-                raise CardError(f"duplicate card {token!r} ({format_card(v, parsed)})")
+                raise CardError(f"duplicate card {clipped(repr(token))} ({format_card(v, parsed)})")
             taken.add(parsed)
             ids.append(parsed)
         else:
@@ -171,7 +171,7 @@ def parse_cards(variant: Variant | str, cards: str | Iterable[str]) -> list[int]
             choices = range(first, first + copies)
         free = next((c for c in choices if c not in taken), None)
         if free is None:
-            raise CardError(f"duplicate card {token!r}: every copy is already in the hand")
+            raise CardError(f"duplicate card {clipped(repr(token))}: every copy is already in the hand")
         taken.add(free)
         ids[i] = free
     return ids

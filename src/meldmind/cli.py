@@ -12,16 +12,19 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
+import traceback
 from dataclasses import asdict
 from typing import Any
 
 from .analysis import HandAnalysis, analyze_hand
 from .cards import format_card, parse_cards
 from .errors import MeldmindError, json_type, parse_json
-from .variants import VARIANTS, seed_value
+from .game import game_module
+from .variants import VARIANTS, json_numbers, seed_value
 
 # Exit statuses besides 0. A crash (a meldmind bug, with a traceback) is Python's 1.
 EXIT_USAGE = 2          # bad arguments or flags, as argparse's own
@@ -70,6 +73,12 @@ def _options_flag(text: str | None) -> dict[str, Any] | None:
     return options
 
 
+def _game_options(variant: str, text: str | None) -> dict[str, Any] | None:
+    """The arena's ``--options``, a game's options: read as a game record's (``50.0`` is 50)."""
+    options = _options_flag(text)
+    return None if options is None else json_numbers(game_module(variant).OPTIONS, options)
+
+
 def _analyze(args: argparse.Namespace) -> int:
     options = _options_flag(args.options)
     if args.samples and args.cards:
@@ -96,7 +105,7 @@ def _arena(args: argparse.Namespace) -> int:
     from .tournament import arena, format_table
     result = arena(args.variant, args.level_a, args.level_b, deals=args.deals, seed=args.seed,
                    processes=args.processes, budget_ms=args.budget_ms, iterations=args.iterations,
-                   options=_options_flag(args.options), progress=not args.json,
+                   options=_game_options(args.variant, args.options), progress=not args.json,
                    backend=args.backend)
     print(json.dumps(result.to_json(), indent=2) if args.json else format_table([result]))
     return 0
@@ -115,23 +124,29 @@ def _hint(args: argparse.Namespace) -> int:
                        iterations=args.iterations, seed=args.seed).to_json()
 
     # stdin is read as bytes: the JSON reader reports bytes that are not UTF-8 as malformed JSON
+    stdin = sys.stdin.buffer if sys.stdin is not None else io.BytesIO()    # None when closed
     if not args.lines:
         try:
-            reply = answer(sys.stdin.buffer.read())
+            reply = answer(stdin.read())
         except MeldmindError as error:   # the flags were fine: the observation is at fault
             return _fail(error, EXIT_REFUSED)
         print(json.dumps(reply, indent=2))
         return 0
     # A server keeps one process (numba loaded once, before the first request, which then gets
     # its whole budget) and gets an answer line per request line; a bad request answers
-    # {"error": ...} and the process goes on.
+    # {"error": ...} and the process goes on. So does a request that meets a meldmind bug: its
+    # traceback goes to stderr, and the other requests are still answered.
     warm_up(args.level)
-    for line in sys.stdin.buffer:
+    for line in stdin:
         if line.strip():
             try:
                 reply = answer(line)
             except MeldmindError as error:
                 reply = {"error": str(error)}
+            except Exception as error:      # noqa: BLE001 - one request must not stop the server
+                traceback.print_exc()
+                reply = {"error": f"meldmind bug ({type(error).__name__}: {error}); "
+                                  "please report it with this request"}
             print(json.dumps(reply), flush=True)
     return 0
 

@@ -86,11 +86,23 @@ def check_version(found: Any, version: int, what: str) -> None:
                             f"version {version}")
 
 
+MOST_SHOWN = 200   # characters of a client's value a message repeats: servers send messages back
+
+
+def clipped(text: str) -> str:
+    """``text``, or its first ``MOST_SHOWN`` characters and its length when it is longer.
+
+    >>> clipped("A" * 1000)[-30:]
+    'AAAAAAAA... (1,000 characters)'
+    """
+    return text if len(text) <= MOST_SHOWN else f"{text[:MOST_SHOWN]}... ({len(text):,} characters)"
+
+
 def shown(value: Any) -> str:
     """``value`` for an error message: JSON data as JSON (``null``, ``true``, ``{"0": ["8D"]}``),
     as a JSON client wrote it, anything else as its ``repr`` (``(1, 2)``, ``nan``); also an
     integer too long for Python to write in decimal (over 4300 digits), which both refuse with
-    ``ValueError``.
+    ``ValueError``, and a value nested too deeply to write; ``clipped``.
 
     >>> shown(None), shown([True, "8D"]), shown({1: 2}), shown(float("nan"))
     ('null', '[true, "8D"]', '{1: 2}', 'nan')
@@ -98,11 +110,13 @@ def shown(value: Any) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)
         if json.loads(text) == value:   # not a tuple, or a mapping with keys JSON would rewrite
-            return text
+            return clipped(text)
     except (TypeError, ValueError, RecursionError):
         pass
     try:
-        return repr(value)
+        return clipped(repr(value))
+    except RecursionError:
+        return f"a {type(value).__name__} nested too deeply to write"
     except ValueError:
         if isinstance(value, int):
             return f"an integer of {value.bit_length()} bits"

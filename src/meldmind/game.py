@@ -27,7 +27,8 @@ import numpy as np
 from .cards import fold_case, format_card, parse_cards
 from .errors import IllegalMove, MeldmindError, OptionError, check_version, parse_json, shown
 from .games.fields import schema_fields, unknown_field
-from .variants import checked_options, is_integer, is_json_integer, is_positive_int, options_dict, seed_value
+from .variants import (checked_options, is_integer, is_json_integer, is_positive_int, json_numbers,
+                       options_dict, seed_value)
 
 GAME_MODULES = {"gin": "meldmind.games.gin", "cardverse": "meldmind.games.cardverse"}
 GAME_FORMAT = "meldmind.game"
@@ -412,7 +413,8 @@ class Game:
         if data.get("seed") is None:     # the seed itself is checked like any other
             raise MeldmindError("game JSON field 'seed' is missing")
         seed = data["seed"]
-        game = cls(data["variant"], options=data["options"],
+        game = cls(data["variant"], options=json_numbers(game_module(data["variant"]).OPTIONS,
+                                                         data["options"]),
                    seed=int(seed) if is_json_integer(seed) else seed)
         for i, move in enumerate(data["moves"]):
             if not is_json_integer(move):

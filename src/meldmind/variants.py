@@ -34,6 +34,20 @@ def is_json_integer(value: Any) -> bool:
     return is_integer(value) or (isinstance(value, float) and value.is_integer())
 
 
+def json_numbers(spec: Mapping[str, tuple[type, Any, Any]], options: Any) -> Any:
+    """``options`` as read from JSON, where an integer may be written ``50.0`` (JSON Schema's
+    ``integer``): such a value of an integer option of ``spec`` becomes that int, the rest stays
+    as given for ``checked_options`` to check. Python callers give ints.
+
+    >>> json_numbers({"target_score": (int, 100, None)}, {"target_score": 50.0, "x": 1.0})
+    {'target_score': 50, 'x': 1.0}
+    """
+    if not isinstance(options, Mapping):
+        return options
+    return {name: int(value) if name in spec and spec[name][0] is int and is_json_integer(value)
+            else value for name, value in options.items()}
+
+
 def int_range(lo: int, hi: int) -> Callable[[Any], bool]:
     """A check that a value is an integer from ``lo`` to ``hi`` (its docstring says so)."""
     def check(value: Any) -> bool:

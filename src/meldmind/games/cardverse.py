@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..cards import format_card, mask_cards
-from ..variants import checked_options, int_range, is_bool, is_integer, is_json_integer
+from ..variants import checked_options, int_range, is_bool, is_integer, is_json_integer, json_numbers
 from . import meld_action_of
 from .fields import OBS_FORMAT, OBS_VERSION, FieldReader
 from ..errors import MeldmindError, shown
@@ -433,14 +433,12 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     given = r.get("options")
     if not isinstance(given, Mapping):
         raise MeldmindError("cardverse observation: 'options' must be an object")
-    options = {}
-    for name, (of_type, _, check) in OPTIONS.items():
+    options = json_numbers(OPTIONS, given)
+    for name, (_, _, check) in OPTIONS.items():
         if name not in given:
             raise _Reader.fail(f"missing option {name!r}")
-        value = given[name]
-        options[name] = int(value) if of_type is int and is_json_integer(value) else value
         if not check(options[name]):
-            raise _Reader.fail(f"option {name!r} must be {check.__doc__}, not {shown(value)}")
+            raise _Reader.fail(f"option {name!r} must be {check.__doc__}, not {shown(given[name])}")
     unknown = sorted(set(given) - set(OPTIONS))
     if unknown:
         raise _Reader.fail(f"unknown option {unknown[0]!r}")

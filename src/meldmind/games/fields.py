@@ -9,7 +9,7 @@ from importlib import resources
 from typing import Any, Mapping
 
 from ..cards import parse_cards
-from ..errors import MeldmindError, check_version, json_type, shown
+from ..errors import MeldmindError, check_version, clipped, json_type, shown
 from ..variants import is_json_integer
 
 
@@ -29,13 +29,14 @@ def schema_fields(schema: str) -> frozenset[str]:
 def unknown_field(d: Mapping[Any, Any], fields: frozenset[str]) -> str | None:
     """The first key of ``d`` outside ``fields``, named for a message with the field it likely
     misspells (``unknown field 'Id' (did you mean 'id'?)``); None when every key is known."""
-    unknown = next((key for key in d if key not in fields), None)
-    if unknown is None:
+    missing = object()      # a key may be None itself
+    unknown = next((key for key in d if key not in fields), missing)
+    if unknown is missing:
         return None
     close = ([field for field in fields if field.lower() == unknown.lower()]
              or difflib.get_close_matches(unknown, fields, n=1)) if isinstance(unknown, str) else []
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown field {unknown!r}{hint}"
+    return f"unknown field {clipped(repr(unknown))}{hint}"
 
 
 class FieldReader:

@@ -184,7 +184,7 @@ def _history_code(key: str, item: Any, seat: int) -> tuple[int, int]:
             or set(item) - {"seat", "move", "card"}:
         raise _Reader.fail(f"{key!r} must be an object {{\"seat\", \"move\"[, \"card\"]}}, not {shown(item)}")
     who = _Reader.int_in(f"{key}.seat", item.get("seat"), 0, 1)
-    move = fold_case(item["move"].strip(), upper=False)
+    move = " ".join(fold_case(item["move"], upper=False).split())    # as Game.play reads it
     if "card" in item:
         if move != "draw stock" or who != seat:
             raise _Reader.fail(f"{key!r}: only the seat's own stock draws show a card")
