@@ -153,3 +153,50 @@ def test_every_observation_of_ai_games_is_accepted():
             seen += 1
             gaps += any(obs["hand_history"]["taken"]) and len(obs["discard_pile"]) > 2
     assert seen > 2_000 and gaps > 200
+
+
+def _hand_history_edit(obs, edit):
+    history = {key: [list(cards) for cards in lists] for key, lists in obs["hand_history"].items()}
+    edit(history)
+    return _edit(obs, hand_history=history)
+
+
+def _laid_take(o):
+    """A seat and a card it took from the pile this hand and has laid on the table since."""
+    h = o["hand_history"]
+    return next(((p, c) for p in range(len(o["hand_sizes"])) for c in h["taken"][p]
+                 if c not in o["taken_from_discard"][p] + h["discarded"][p]), None)
+
+
+def test_a_discard_gone_from_the_pile_but_not_taken_is_refused():
+    """A discard leaves the pile only when the next seat takes it at once. Written as passed
+    over instead of taken, the card counts still add up, but the history no longer says where
+    it went (and the history feeds master's model of that seat's hand)."""
+    obs = _find(lambda o: _laid_take(o) is not None and o["taken_this_turn"] is None)
+    CV.observation_array(obs)
+    p, card = _laid_take(obs)
+
+    def passed_over(history):
+        history["taken"][p].remove(card)
+        history["declined"][p].append(card)
+    assert f"names {card}, which is no longer in 'discard_pile': only seat {p}" \
+        in _message(_hand_history_edit(obs, passed_over))
+
+
+def test_a_taken_card_still_on_the_pile_is_refused():
+    """The auditor's case: a card taken and laid is written in 'taken' as the pile's top card,
+    which the seat before threw: a card taken leaves the pile."""
+    def fits(o):
+        laid, h, top = _laid_take(o), o["hand_history"], (o["discard_pile"] or [None])[-1]
+        return laid is not None and o["taken_this_turn"] is None \
+            and top in h["discarded"][(laid[0] - 1) % len(o["hand_sizes"])] \
+            and top not in h["taken"][laid[0]] + h["declined"][laid[0]]
+
+    obs = _find(fits)
+    (p, card), top = _laid_take(obs), obs["discard_pile"][-1]
+
+    def rewritten(history):
+        history["taken"][p][history["taken"][p].index(card)] = top
+    message = _message(_hand_history_edit(obs, rewritten))
+    assert f"names {card}, which is no longer in 'discard_pile'" in message \
+        or f"'hand_history.taken[{p}]' names {top}, which is in 'discard_pile'" in message

@@ -310,6 +310,22 @@ def _check_turns(o: list[int], n: int, pile: list[int]) -> None:
                 f"{_card(met.bit_length() - 1)}, missing from 'hand_history.discarded[{prev}]': "
                 f"seat {p} draws when seat {prev} has just discarded"
                 + (" (or, on the first turn, from the upcard)" if p == first else ""))
+    # a discard leaves the pile only when the next seat takes it, and a card taken goes back
+    # to the pile only as a discard of the seat that took it
+    in_pile = sum(1 << c for c in pile)
+    for p in range(n):
+        gone = discarded[p] & ~in_pile & ~took[(p + 1) % n]
+        if gone:
+            raise _Reader.fail(
+                f"'hand_history.discarded[{p}]' names {_card(gone.bit_length() - 1)}, which is no "
+                f"longer in 'discard_pile': only seat {(p + 1) % n}, the next, could take it, so "
+                f"it must be in 'hand_history.taken[{(p + 1) % n}]'")
+        back = took[p] & in_pile & ~discarded[p]
+        if back:
+            raise _Reader.fail(
+                f"'hand_history.taken[{p}]' names {_card(back.bit_length() - 1)}, which is in "
+                f"'discard_pile': a card seat {p} took goes back there only as its discard, and "
+                f"'hand_history.discarded[{p}]' lacks it")
     if upcard >= 0 and (turn or play) and not declined[first] >> upcard & 1:
         raise _Reader.fail(f"'hand_history.declined[{first}]' lacks the upcard "
                            f"{_card(upcard)} (the bottom of 'discard_pile'): seat {first} drew "
