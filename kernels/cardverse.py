@@ -780,7 +780,6 @@ def determinize(obs, seed):
     return state
 
 
-
 @njit(cache=True)
 def legal_from_obs(obs, out):
     """The observing seat's legal moves from its observation alone, written as ``legal_actions``
@@ -789,6 +788,7 @@ def legal_from_obs(obs, out):
     if obs[O_PHASE] == PHASE_GAME_OVER or obs[O_CURRENT] != obs[O_SEAT]:
         return 0
     return legal_actions(determinize(obs, np.int64(0)), out)
+
 
 # ---------------------------------------------------------------------------------------------
 # Playouts

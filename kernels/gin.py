@@ -1017,12 +1017,6 @@ def determinize(obs, seed):
     return state
 
 
-# ---- playouts ------------------------------------------------------------------------------------
-_legal_actions_inlined = inlined(legal_actions)
-_apply_action_inlined = inlined(apply_action)
-
-
-
 @njit(cache=True)
 def legal_from_obs(obs, out):
     """The observing seat's legal moves from its observation alone, written as ``legal_actions``
@@ -1031,6 +1025,12 @@ def legal_from_obs(obs, out):
     if obs[O_PHASE] == PH_GAME_OVER or obs[O_CURRENT] != obs[O_SEAT]:
         return 0
     return legal_actions(determinize(obs, np.int64(0)), out)
+
+
+# ---- playouts ------------------------------------------------------------------------------------
+_legal_actions_inlined = inlined(legal_actions)
+_apply_action_inlined = inlined(apply_action)
+
 
 @njit(cache=True)
 def _playout(state, buffer):

@@ -23,7 +23,6 @@ from typing import Any
 from .analysis import HandAnalysis, analyze_hand
 from .cards import format_card, parse_cards
 from .errors import MeldmindError, json_type, parse_json
-from .game import game_module
 from .variants import VARIANTS, json_numbers, seed_value
 
 # Exit statuses besides 0. A crash (a meldmind bug, with a traceback) is Python's 1.
@@ -75,6 +74,7 @@ def _options_flag(text: str | None) -> dict[str, Any] | None:
 
 def _game_options(variant: str, text: str | None) -> dict[str, Any] | None:
     """The arena's ``--options``, a game's options: read as a game record's (``50.0`` is 50)."""
+    from .game import game_module
     options = _options_flag(text)
     return None if options is None else json_numbers(game_module(variant).OPTIONS, options)
 
