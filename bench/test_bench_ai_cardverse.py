@@ -2,14 +2,17 @@
 
 Strength (RULES.md §6): every deal is played twice with the seats swapped (mirrored pairs), two
 players, default options, decided games only, 95% Wilson interval of the stronger level's win
-rate. Every pair plays **full games** (to 100, what the arena measures). Master vs expert is
-measured on 1,000 pairs of **first hands** (``play_hand``; the winner is the hand winner), since
-full games at master's budget take about 16 s a deal, and on fewer pairs of full games
-(``master>expert-games``). The ladder also measures expert vs normal on first hands. The number of deal pairs comes from
-``MELDMIND_STRENGTH_PAIRS`` (default 4, a smoke run; the reported table uses 1,000). Iterations per
-search decision: ``MELDMIND_STRENGTH_EXPERT`` / ``MELDMIND_STRENGTH_MASTER`` (default: the
-levels' default budgets). Each test prints the win rate with its interval, and asserts the ladder
-(lower bound > 50%; expert vs normal >= 60%, master vs expert >= 55%) only from 100 pairs on.
+rate. Every pair plays **full games** (to 100, what the arena measures), except two rows that
+play the **first hand** of a game (``play_hand``; the winner is the hand winner): master vs
+expert on 1,000 pairs, beside its full games on fewer pairs (``master>expert-games``: about 8 s
+a game per core at master's budget), and expert vs normal. The number of deal pairs comes from
+``MELDMIND_STRENGTH_PAIRS`` (default 4, a smoke run; the reported table uses 1,000, and 500
+for ``master>expert-games``). pytest's ``-k`` does not take ``>``: one row is run by its node
+id, ``"bench/test_bench_ai_cardverse.py::test_strength_ladder[master>expert-games]"``.
+Iterations per search decision: ``MELDMIND_STRENGTH_EXPERT`` / ``MELDMIND_STRENGTH_MASTER``
+(default: the levels' default budgets). Each test prints the win rate with its interval, and
+asserts the ladder (lower bound > 50%; expert vs normal >= 60%, master vs expert >= 55%) only
+from 100 pairs on.
 
 Timings (pytest-benchmark, one thread): a master and an expert decision at the default budget
 on a mid-hand position, and playouts per second (determinizations x moves / time).
