@@ -1,6 +1,8 @@
 """meldmind's levels, through the OpenSpiel adapter, against OpenSpiel's own gin bots on
 mirrored deals (every deal played twice, seats swapped): master against both bots (the issue's
 targets), and the lower levels against the simple bot, which places it on meldmind's ladder.
+``test_peeking_vs_openspiel_simple_gin_bot`` shows expert or master a part of the simple bot's
+hidden hand at every decision: what the master target of 70 % asks of the opponent's cards.
 
 The number of deal pairs comes from MELDMIND_STRENGTH_PAIRS (default 1, a smoke run); the
 README's figures come from `MELDMIND_STRENGTH_PAIRS=1000 NUMBA_NUM_THREADS=1 pytest
@@ -13,10 +15,13 @@ import time
 import numpy as np
 import pytest
 
+from meldmind.ai import decide, derived_seed
+from meldmind.games import gin
 from meldmind.tournament import elo_difference, wilson_interval
 
 pyspiel = pytest.importorskip("pyspiel", reason="install the bench extra for OpenSpiel's bots")
-from meldmind.integrations.openspiel import MeldmindBot  # noqa: E402
+from meldmind.integrations.openspiel import (MeldmindBot, meldmind_state,  # noqa: E402
+                                              observation_for, to_openspiel_action)
 
 PAIRS = int(os.environ.get("MELDMIND_STRENGTH_PAIRS", "1"))
 ISMCTS_SIMULATIONS = int(os.environ.get("MELDMIND_ISMCTS_SIMULATIONS", "1000"))
@@ -43,14 +48,45 @@ class TimedBot(pyspiel.Bot):
         return action
 
 
-def _match(make_opponent, label, level="master"):
+class PeekingBot(pyspiel.Bot):
+    """A search level shown each of the opponent's hidden cards with probability ``revealed`` at every
+    decision (drawn afresh each time, seeded by the deal, the seat and the move), as
+    ``test_peeking_search`` does against normal. A measurement, never a level: it reads the
+    true state."""
+
+    def __init__(self, player_id, level, revealed, seed):
+        pyspiel.Bot.__init__(self)
+        self.player_id, self.level, self.revealed, self.seed = player_id, level, revealed, seed
+
+    def restart_at(self, state):
+        pass
+
+    def inform_action(self, state, player, action):
+        pass
+
+    def step(self, state):
+        K = gin.KERNEL
+        opponent = 1 - self.player_id
+        obs = observation_for(state, self.player_id)
+        hidden = int(meldmind_state(state)[K.S_HAND + opponent] & ~obs[K.O_KNOWN + opponent])
+        moment = len(state.history())
+        draws = np.random.default_rng([self.seed, self.player_id, moment]).random(K.NUM_CARDS)
+        for card in range(K.NUM_CARDS):
+            if hidden >> card & 1 and draws[card] < self.revealed:
+                obs[K.O_KNOWN + opponent] |= 1 << card
+        decision = decide("gin", self.level, obs, seed=derived_seed(self.seed, "move", moment))
+        return to_openspiel_action(decision.action)
+
+
+def _match(make_opponent, label, level="master", make_ours=None):
     game = pyspiel.load_game("gin_rummy")
     wins = losses = draws = 0
     diffs = []
     ours_time = ours_moves = theirs_time = theirs_moves = 0
     for deal in range(PAIRS):
         for our_seat in (0, 1):
-            ours = TimedBot(MeldmindBot(our_seat, level=level, seed=deal))
+            ours = TimedBot(MeldmindBot(our_seat, level=level, seed=deal) if make_ours is None
+                            else make_ours(our_seat, deal))
             theirs = TimedBot(make_opponent(1 - our_seat, game, deal))
             bots = [ours, theirs] if our_seat == 0 else [theirs, ours]
             returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 10_000 + deal)
@@ -73,11 +109,21 @@ def _match(make_opponent, label, level="master"):
     return wins, losses, draws
 
 
+def _simple_bot(player, game, deal):
+    return pyspiel.make_simple_gin_rummy_bot(game.get_parameters(), player)
+
+
 @pytest.mark.parametrize("level", ["master", "expert", "normal", "easy"])
 def test_level_vs_openspiel_simple_gin_bot(level):
     """master's row is the README's target; the others place OpenSpiel's bot on the ladder."""
-    _match(lambda player, game, deal: pyspiel.make_simple_gin_rummy_bot(game.get_parameters(), player),
-           "simple_gin_rummy_bot", level)
+    _match(_simple_bot, "simple_gin_rummy_bot", level)
+
+
+@pytest.mark.parametrize("level, revealed", [("expert", 0.5), ("expert", 1.0), ("master", 1.0)])
+def test_peeking_vs_openspiel_simple_gin_bot(level, revealed):
+    """A search level shown a part of the simple bot's hidden cards (docs/gin-strength.md)."""
+    _match(_simple_bot, "simple_gin_rummy_bot", f"{level} seeing {revealed:.0%}",
+           lambda seat, deal: PeekingBot(seat, level, revealed, deal))
 
 
 def test_master_vs_openspiel_ismcts():

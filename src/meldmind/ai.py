@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib
 import math
 import numbers
@@ -33,7 +34,6 @@ from .explain import explain
 from .game import (GAME_MODULES, Move, check_move_fields, check_move_object, game_module, move_id,
                    new_game, text_action)
 from .kernels import levels
-from .kernels.rng import mix64
 from .variants import is_positive_int, seed_value
 
 LEVEL_ALIASES = {
@@ -88,11 +88,12 @@ class Suggestion:
     explanation: str
     level: str
     iterations: int                    # determinizations searched (0 for heuristic levels)
+    seed: int                          # the one given, or the one drawn for seed=None
 
     def to_json(self) -> dict[str, Any]:
         """The suggestion as ``meldmind hint`` prints it (docs/json-protocol.md)."""
         return {"move": _move_json(self.move), "value": self.value, "level": self.level,
-                "iterations": self.iterations, "explanation": self.explanation,
+                "iterations": self.iterations, "seed": self.seed, "explanation": self.explanation,
                 "alternatives": [{"move": _move_json(a.move), "value": a.value, "visits": a.visits}
                                  for a in self.alternatives]}
 
@@ -101,10 +102,18 @@ def _move_json(move: Move) -> dict[str, Any]:
     return {"id": move.id, "text": move.text}
 
 
-def derived_seed(seed: int, n: int) -> int:
-    """A seed for the ``n``-th of many draws from ``seed`` (a checked seed, any sign): a
-    scramble of both, non-negative."""
-    return int(mix64(np.uint64(seed % (1 << 64)) ^ np.uint64(n)) >> np.uint64(1))
+def derived_seed(seed: int, *path: int | str) -> int:
+    """A non-negative seed named by ``path`` under ``seed`` (a checked seed, any sign), such as
+    ``derived_seed(seed, "deal", 7)``. It is one-way (BLAKE2b): an AI handed a seed derived
+    from the one its deal came from cannot compute the deal back, which it could from an
+    invertible scramble. Distinct paths or seeds give unrelated seeds.
+
+    >>> derived_seed(0, "deal", 2) == derived_seed(2, "deal", 0)
+    False
+    """
+    text = ":".join(str(part) for part in (seed, *path)).encode()
+    digest = hashlib.blake2b(text, digest_size=8, person=b"meldmind.seed").digest()
+    return int.from_bytes(digest, "little") >> 1
 
 
 def _read_observation(observation: Any) -> tuple[str, ModuleType, dict[str, Any], np.ndarray]:
@@ -232,11 +241,12 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
            iterations: int | None = None, budget_ms: float | None = None,
            started: float | None = None) -> Decision:
     """The move of ``level`` for the seat of the observation array ``obs``; ``budget_ms`` runs
-    from ``started``, a ``time.perf_counter()`` reading (default: now)."""
+    from ``started``, a ``time.perf_counter()`` reading (default: now). The kernels get a seed
+    derived from ``seed``, never ``seed`` itself, which a caller may have dealt the game from."""
     name = level_name(level)
     check_budget(iterations, budget_ms)
     iterations = None if iterations is None else int(iterations)   # numpy's too, for JSON
-    seed = seed_value(seed)
+    seed = derived_seed(seed_value(seed), "ai")
     number = levels.NAMES.index(name)
     kernel = game_module(variant).KERNEL
     ai = ai_module(variant)
@@ -244,7 +254,7 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
     legal = buffer[:n].tolist()
     if name not in SEARCH_LEVELS:
         rng = np.zeros(1, np.int64)
-        rng[0] = derived_seed(seed, 0)
+        rng[0] = seed
         return Decision(int(ai.policy(obs, buffer, n, number, rng)), legal, None, None, 0)
     values = np.zeros(kernel.NUM_ACTIONS, np.float64)
     visits = np.zeros(kernel.NUM_ACTIONS, np.int64)
@@ -292,11 +302,14 @@ def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "maste
     ``kolay`` or ``zor``). Search levels stop after ``iterations`` determinizations or when
     ``budget_ms`` is spent, whichever comes first, though a budget always runs its first 16;
     with neither, the level's default budget.
-    With a seed and ``iterations`` (no ``budget_ms``) the suggestion is reproducible.
+    With a seed and ``iterations`` (no ``budget_ms``) the suggestion is reproducible; with
+    ``seed=None`` a fresh seed is drawn, and ``Suggestion.seed`` tells it, so that
+    ``iterations=hint.iterations, seed=hint.seed`` gives the same suggestion again.
     The observation's ``legal_moves``, if it has them, must name every legal move once, each
     as ``Game.play`` takes a move object: by id, by text, or by both naming the same move.
     """
     started = time.perf_counter()      # reading and checking the observation is on the budget
+    seed = seed_value(seed)
     variant, module, data, obs = _read_observation(observation)
     phase = int(obs[module.KERNEL.O_PHASE])
     if "legal_moves" in data:   # before the search: a refused observation gets no search
@@ -324,4 +337,5 @@ def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "maste
     chosen = move(decision.action)
     # explained from the array's own dict, whose cards are spelt as the engine spells them
     text = explain(variant, module.observation_dict(obs, None), chosen, value, alternatives)
-    return Suggestion(chosen, value, alternatives, text, level_name(level), decision.iterations)
+    return Suggestion(chosen, value, alternatives, text, level_name(level), decision.iterations,
+                      seed)

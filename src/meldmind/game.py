@@ -413,6 +413,9 @@ class Game:
         if data.get("seed") is None:     # the seed itself is checked like any other
             raise MeldmindError("game JSON field 'seed' is missing")
         seed = data["seed"]
+        if isinstance(seed, float) and abs(seed) > 2 ** 53:
+            raise MeldmindError(f"game JSON field 'seed' {shown(seed)} is written as a float, "
+                                "which may have rounded it (beyond 2**53): write it as an integer")
         game = cls(data["variant"], options=json_numbers(game_module(data["variant"]).OPTIONS,
                                                          data["options"]),
                    seed=int(seed) if is_json_integer(seed) else seed)

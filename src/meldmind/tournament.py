@@ -97,10 +97,6 @@ def elo_difference(win_rate: float) -> float | None:
     return 400.0 * math.log10(win_rate / (1.0 - win_rate))
 
 
-def _deal_seed(seed: int, deal: int) -> int:
-    return derived_seed(seed, deal * 2 + 1)
-
-
 def _play(variant: str, options: dict, deal_seed: int, seat_levels: tuple[str, ...],
           iterations: int | None, budget_ms: float | None, ai_seed: int
           ) -> tuple[list[float], list[float]]:
@@ -122,8 +118,9 @@ def _play(variant: str, options: dict, deal_seed: int, seat_levels: tuple[str, .
         while not kernel.is_terminal(state):
             seat = int(kernel.current_player(state))
             kernel.observe(state, seat, obs)
-            choice = decide(variant, seat_levels[seat], obs, seed=_deal_seed(ai_seed, step),
-                            iterations=iterations, budget_ms=budget_ms)
+            choice = decide(variant, seat_levels[seat], obs,
+                            seed=derived_seed(ai_seed, "move", step), iterations=iterations,
+                            budget_ms=budget_ms)
             kernel.apply_action(state, choice.action)
             step += 1
     out = np.zeros(len(seat_levels), np.float64)
@@ -138,12 +135,12 @@ def _play_deals(variant: str, options: dict, level_a: str, level_b: str, seed: i
     B's)."""
     results = []
     for deal in deals:
-        deal_seed = _deal_seed(seed, deal)
+        deal_seed = derived_seed(seed, "deal", deal)
         games = []
-        for a, seats, ai_seed in ((0, (level_a, level_b), deal_seed ^ 1),
-                                  (1, (level_b, level_a), deal_seed ^ 2)):
+        for a, seats in ((0, (level_a, level_b)), (1, (level_b, level_a))):
+            # one-way from the match's seed, as the deal's is: the AIs cannot compute the deal
             returns, scores = _play(variant, options, deal_seed, seats, iterations, budget_ms,
-                                    ai_seed)
+                                    derived_seed(seed, "ai", deal, a))
             games.append((returns[a] - returns[1 - a], scores[a] - scores[1 - a]))
         results.append(tuple(games))
     return results

@@ -165,7 +165,7 @@ def _bot_class() -> type:
 
         def step(self, state: Any) -> int:
             obs = observation_for(state, self.player_id)
-            seed = derived_seed(self.seed, len(state.history()))
+            seed = derived_seed(self.seed, "move", len(state.history()))
             decision = decide("gin", self.level, obs, seed=seed, iterations=self.iterations,
                               budget_ms=self.budget_ms)
             return to_openspiel_action(decision.action)
