@@ -250,13 +250,18 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
     Search levels use ``iterations`` determinizations per decision, or ``budget_ms`` per
     decision, or their default budget.
 
+    Deal ``d`` is dealt from ``derived_seed(seed, "deal", d)`` and its two games' AIs are
+    seeded from ``derived_seed(seed, "ai", d, a)`` (``a``: A's seat), both one-way, so no AI
+    can compute its deal from its seed, and every seed names its own deals.
+
     ``backend`` says where the games run. ``"processes"``: local processes, ``processes`` of
     them (default: one per core); they are spawned, so a script calls ``arena`` under
     ``if __name__ == "__main__":``. ``"ray"``: one Ray task per batch of deals, on the cluster
     of ``RAY_ADDRESS`` or a local Ray instance, at most ``processes`` tasks at a time (default:
     as many as the cluster runs). ``"auto"``: Ray when a Ray cluster is in use (``ray.init``
-    called, or ``RAY_ADDRESS`` set), else local processes. The result does not depend on the
-    backend.
+    called, or ``RAY_ADDRESS`` set), else local processes. With ``iterations`` or the default
+    budgets the result does not depend on the backend; under ``budget_ms`` each decision stops
+    on time, so the games differ from run to run on any backend.
     """
     import time
 
