@@ -119,7 +119,8 @@ def test_level_vs_openspiel_simple_gin_bot(level):
     _match(_simple_bot, "simple_gin_rummy_bot", level)
 
 
-@pytest.mark.parametrize("level, revealed", [("expert", 0.5), ("expert", 1.0), ("master", 1.0)])
+@pytest.mark.parametrize("level, revealed", [("expert", 0.5), ("expert", 1.0), ("master", 0.5),
+                                             ("master", 0.75), ("master", 1.0)])
 def test_peeking_vs_openspiel_simple_gin_bot(level, revealed):
     """A search level shown a part of the simple bot's hidden cards (docs/gin-strength.md)."""
     _match(_simple_bot, "simple_gin_rummy_bot", f"{level} seeing {revealed:.0%}",
