@@ -639,3 +639,30 @@ def test_a_hint_reads_cards_however_they_are_spelt():
             for level in ("beginner", "normal"):
                 assert (meldmind.suggest(spelt, level=level, seed=3).explanation ==
                         meldmind.suggest(obs, level=level, seed=3).explanation)
+
+
+def test_a_search_that_ranks_the_upcard_higher_does_not_say_it_prefers_an_unseen_card():
+    """Master may bluff (and expert credits its heuristic's move), so the move it plays can
+    trail the search's best: the explanation then says the two are close, never that the
+    search prefers the move (as it did for this position)."""
+    claims = set()
+    positions = {"gin": [new_game("gin", seed=4).observation(0)], "cardverse": []}
+    rng = random.Random(5)
+    for variant, found in positions.items():
+        while len(found) < 100:
+            game = new_game(variant, seed=rng.randrange(1 << 30))
+            while not game.is_over:
+                obs = game.observation(game.to_move)
+                if any(m["text"] in ("draw upcard", "take discard") for m in obs["legal_moves"]):
+                    found.append(obs)
+                game.play(rng.choice(game.legal_moves()))
+    for obs in positions["gin"] + positions["cardverse"]:
+        hint = meldmind.suggest(obs, level="master", iterations=512 if obs["variant"] == "gin"
+                                else 64, seed=1)
+        if hint.move.text not in ("draw stock", "pass"):
+            continue
+        trails = any(a.value > hint.value for a in hint.alternatives)
+        if "unseen card" in hint.explanation:
+            claims.add(trails)
+        assert not (trails and "the search prefers" in hint.explanation), hint.explanation
+    assert claims == {True, False}

@@ -145,6 +145,9 @@ nothing, else by the choice of the search (or of a level without search):
 >>> stock = Alternative(Move(53, "draw stock"), 2.0, 64)
 >>> explain("gin", up, stock.move, 2.0, (stock,))
 'Draw from the stock: 7H would complete 7C 7D 7H, but the search prefers an unseen card. The search expects +2.0 points for you.'
+>>> take = Alternative(Move(52, "draw upcard"), 2.4, 64)       # master's bluff: it trails
+>>> explain("gin", up, stock.move, 2.0, (take, stock))
+'Draw from the stock: 7H would complete 7C 7D 7H, but an unseen card does about as well. The search expects +2.0 points for you, 0.4 less than draw upcard: too close to call.'
 >>> up.update(upcard="9C", hand="2S 3S 4S 5S 6C 7C 8C 9D 9H 9S".split(), phase="first_upcard")
 >>> explain("gin", up, Move(54, "pass"), None, ())
 'Pass: 9C would complete 9C 9D 9H 9S, but taking it would not lower your deadwood of 0.'
@@ -397,12 +400,21 @@ def _deadwood_after_taking(variant: str, obs: Mapping[str, Any], hand: list[str]
     return now, discard, after[discard]
 
 
-def _decline_reason(variant: str, obs: Mapping[str, Any], searched: bool) -> str:
+def _unseen_card_preference(value: float | None, alternatives: Sequence[Any]) -> str:
+    """Who prefers an unseen card to the upcard: the level, the search, or neither by much (a
+    move the search ranks below another: master's bluff, or expert's credit to its heuristic)."""
+    if value is None:
+        return "this level prefers an unseen card"
+    if any(a.value > value for a in alternatives):
+        return "an unseen card does about as well"
+    return "the search prefers an unseen card"
+
+
+def _decline_reason(variant: str, obs: Mapping[str, Any], prefers: str) -> str:
     top = _top_of_discard(variant, obs)
     if top is None:
         return "the discard pile is empty"
     hand = list(obs.get("hand", []))
-    prefers = f"{'the search' if searched else 'this level'} prefers an unseen card"
     melds = _melds_with(_analyze(variant, obs, hand + [top]), top)
     if melds:
         completes = f"{top} would complete {' '.join(melds[0])}"
@@ -429,7 +441,7 @@ def _empty_stock_reason(obs: Mapping[str, Any]) -> str:
             f"yours is {value}")
 
 
-def _gin_pass_reason(obs: Mapping[str, Any], searched: bool) -> str:
+def _gin_pass_reason(obs: Mapping[str, Any], prefers: str) -> str:
     """What ``pass`` does in each gin phase (RULES.md §5): it declines the first upcard, ends
     the knocker's melds, ends the defender's lay-offs, then the hand, and at the wall draws."""
     phase = obs.get("phase", "first_upcard")
@@ -449,7 +461,7 @@ def _gin_pass_reason(obs: Mapping[str, Any], searched: bool) -> str:
     if phase == "wall":
         return ("only two cards are left in the stock, so passing ends the hand as a draw: "
                 "no one scores")
-    return _decline_reason("gin", obs, searched)
+    return _decline_reason("gin", obs, prefers)
 
 
 def _showdown(defender: int, knocker: int) -> str:
@@ -533,9 +545,9 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
         if variant == "cardverse" and obs.get("stock_size") == 0:
             reason = _empty_stock_reason(obs)
         else:
-            reason = _decline_reason(variant, obs, value is not None)
+            reason = _decline_reason(variant, obs, _unseen_card_preference(value, alternatives))
     elif text == "pass":
-        head, reason = "Pass", _gin_pass_reason(obs, value is not None)
+        head, reason = "Pass", _gin_pass_reason(obs, _unseen_card_preference(value, alternatives))
     elif text == "knock":
         hand = list(obs.get("hand", []))
         if obs.get("phase") == "wall":     # knocking at the wall takes the upcard (RULES.md §5)
