@@ -83,7 +83,10 @@ class Suggestion:
     the five best) and a plain explanation for the player."""
 
     move: Move
-    value: float | None                # the chosen move's expected return; None for heuristics
+    # the chosen move's expected return for the seat, None for the levels without a search: gin
+    # hand points; CardVerse the hand's points as a share of the target score, or +1 / -1/(N-1)
+    # for a playout that ends the game won / lost (docs/json-protocol.md)
+    value: float | None
     alternatives: tuple[Alternative, ...]
     explanation: str
     level: str

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import io
 import json
 import os
@@ -212,9 +213,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="meldmind", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Rummy-family card games: hand analysis, AI arenas and move hints.",
         epilog="examples:\n" + examples)
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {importlib.metadata.version('meldmind')}")
     commands = parser.add_subparsers(dest="command", required=True,
                                      parser_class=_SubcommandParser)
-    analyze = commands.add_parser("analyze", help="best partition of a hand into melds")
+    analyze = commands.add_parser("analyze", help="best partition of a hand into melds",
+                                  description="The best partition of a hand into melds: its "
+                                              "melds, deadwood and points, by the variant's rules.")
     analyze.add_argument("variant", nargs="?", choices=list(VARIANTS))
     analyze.add_argument("cards", nargs="*", help="cards, e.g. AS 10H QD (or one quoted string)")
     analyze.add_argument("--options", help='variant options as JSON, e.g. \'{"ace_high": true}\'')
@@ -224,7 +229,12 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.set_defaults(run=_analyze)
 
     from .game import GAME_MODULES
-    arena = commands.add_parser("arena", help="two levels on mirrored deals")
+    arena = commands.add_parser(
+        "arena", help="two levels on mirrored deals",
+        description="Level A against level B on mirrored deals (each deal played twice, seats "
+                    "swapped), with a progress bar, then a table: A's win rate over the decided "
+                    "games with its 95% Wilson interval, the mean score difference and the Elo "
+                    "difference.")
     arena.add_argument("variant", choices=list(GAME_MODULES))
     arena.add_argument("level_a", help=LEVELS_HELP)
     arena.add_argument("level_b", help="the level A plays against")
@@ -232,7 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--seed", type=int, default=0, help="seed of the deals and the searches (default: 0)")
     arena.add_argument("--processes", type=int, default=None,
                        help="worker processes (default: one per core), or Ray tasks at a time")
-    arena.add_argument("--backend", default="auto",
+    arena.add_argument("--backend", default="auto", choices=["auto", "processes", "ray"],
                        help="where the games run: 'processes' (local), 'ray' (Ray tasks on the "
                             "cluster of RAY_ADDRESS, else a local Ray), or 'auto' (the default: "
                             "Ray when RAY_ADDRESS is set, else processes)")
@@ -245,8 +255,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="print JSON: the figures and the settings they were played under")
     arena.set_defaults(run=_arena)
 
-    hint = commands.add_parser("hint", help="suggest a move for an observation JSON on stdin",
-                               epilog=HINT_EPILOG)
+    hint = commands.add_parser(
+        "hint", help="suggest a move for an observation JSON on stdin", epilog=HINT_EPILOG,
+        description="Reads an observation (docs/json-protocol.md) of the seat to move and prints "
+                    "the suggested move as JSON, with its value, the alternatives and a plain "
+                    "explanation. Without --budget-ms or --iterations the level searches its "
+                    "default number of determinizations (gin: expert 128, master 512; "
+                    "CardVerse: 400 and 1,000).")
     hint.add_argument("--level", default="master", help=LEVELS_HELP + " (default: master)")
     hint.add_argument("--budget-ms", type=float, default=None,
                       help="search time, in ms (the search runs at least 16 determinizations)")
@@ -259,7 +274,12 @@ def build_parser() -> argparse.ArgumentParser:
                       help="JSON Lines: an observation per input line, an answer per output line")
     hint.set_defaults(run=_hint)
 
-    demo = commands.add_parser("demo", help="short arenas on both games, then one hint")
+    demo = commands.add_parser(
+        "demo", help="short arenas on both games, then one hint",
+        description="Short mirrored arenas of the AI levels on CardVerse and gin, with progress "
+                    "bars and a results table, then a master hint for a sample gin position, "
+                    "with its explanation (about 25 s; half a minute more the first time, while "
+                    "numba compiles the kernels).")
     demo.add_argument("--seed", type=int, default=0,
                       help="seed of the deals, the searches and the sample position (default: 0)")
     demo.set_defaults(run=_demo)

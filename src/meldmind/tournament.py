@@ -16,7 +16,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from multiprocessing import get_context
 from types import ModuleType
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -243,7 +243,7 @@ def _run_on_processes(jobs: list[tuple], processes: int, done) -> list:
 
 def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: int = 0,
           processes: int | None = None, budget_ms: float | None = None,
-          iterations: int | None = None, options: dict | None = None,
+          iterations: int | None = None, options: Mapping[str, Any] | None = None,
           progress: bool = True, backend: str = "auto") -> ArenaResult:
     """Play ``deals`` mirrored deal pairs of ``level_a`` against ``level_b`` (two seats).
 
