@@ -33,7 +33,7 @@ def test_arena_seeds_name_different_matches():
                            progress=False)
         results[seed] = (r.wins_a, r.wins_b, r.draws, r.mean_score_diff)
     assert len(set(results.values())) == len(results), results
-    deals = [{tournament.derived_seed(seed, "deal", d) for d in range(1000)} for seed in range(4)]
+    deals = [{ai_api.derived_seed(seed, "deal", d) for d in range(1000)} for seed in range(4)]
     assert all(not deals[i] & deals[j] for i in range(4) for j in range(i))
 
 
