@@ -7,6 +7,8 @@ import random
 import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -255,6 +257,22 @@ def test_ctrl_c_while_hint_lines_waits_for_input_exits_quietly():
         process.kill()
         process.communicate()
     assert (process.returncode, out, err) == (EXIT_INTERRUPTED, b"", b"")
+
+
+def test_ctrl_c_as_the_input_ends_still_exits_interrupted():
+    """A supervisor sends SIGINT and closes stdin at once, to a process waiting for its first
+    line: stdin's end could win the race, and the pending Ctrl-C then hit the interpreter's
+    shutdown, which printed 'Exception ignored' and exited 0. Through the console script, as a
+    server starts it. (A Ctrl-C that comes during the warm-up stops it with 130 either way.)"""
+    script = Path(sys.executable).with_name("meldmind")
+    for _ in range(2):
+        process = subprocess.Popen([str(script), "hint", "--lines", "--level", "easy"],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+        time.sleep(5)       # warmed up (under a second here), waiting for a line
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=120)     # closes stdin straight away
+        assert (process.returncode, out, err) == (EXIT_INTERRUPTED, b"", b"")
 
 
 

@@ -291,10 +291,20 @@ def _fail(error: MeldmindError, code: int) -> int:
     return code
 
 
+def _handle_pending_signals() -> None:
+    """Python runs a signal's handler between bytecodes, and entering a Python function is such
+    a point. A Ctrl-C that came as stdin closed (a supervisor stopping ``hint --lines``) is
+    still pending when the command returns; called in ``main``'s ``try``, it stops the process
+    with status 130 here, instead of in the interpreter's shutdown, which ignores it and exits
+    0."""
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.run(args)
+        code = args.run(args)
+        _handle_pending_signals()
+        return code
     except MeldmindError as error:
         return _fail(error, EXIT_USAGE)
     except BrokenPipeError:     # the reader left (``| head``): stop without a traceback
