@@ -400,12 +400,15 @@ def _deadwood_after_taking(variant: str, obs: Mapping[str, Any], hand: list[str]
     return now, discard, after[discard]
 
 
-def _unseen_card_preference(value: float | None, alternatives: Sequence[Any]) -> str:
+def _unseen_card_preference(variant: str, obs: Mapping[str, Any], value: float | None,
+                            alternatives: Sequence[Any], move: Move) -> str:
     """Who prefers an unseen card to the upcard: the level, the search, or neither by much (a
-    move the search ranks below another: master's bluff, or expert's credit to its heuristic)."""
+    move the search ranks level with or below another: master's bluff, or expert's credit to
+    its heuristic), as the value sentence shows the values."""
     if value is None:
         return "this level prefers an unseen card"
-    if any(a.value > value for a in alternatives):
+    others = [a for a in alternatives if a.move.id != move.id]
+    if others and _shown_gap(variant, obs, value, others[0]) <= 0:
         return "an unseen card does about as well"
     return "the search prefers an unseen card"
 
@@ -495,11 +498,27 @@ def _hand_may_end_game(obs: Mapping[str, Any]) -> bool:
                for seat, score in enumerate(obs["scores"]))
 
 
+def _value_units(variant: str, obs: Mapping[str, Any]) -> tuple[float, int]:
+    """What a unit of the search's values is shown as, and with how many decimals: points in
+    gin and in a CardVerse hand that cannot end the game; else game results, as they are."""
+    if variant == "cardverse" and _hand_may_end_game(obs):
+        return 1.0, 2
+    return _points_per_unit(variant, obs), 1
+
+
+def _shown_gap(variant: str, obs: Mapping[str, Any], value: float, other: Any) -> float:
+    """How far ``value`` leads ``other``'s value, in the units shown; 0 when it rounds to 0."""
+    scale, digits = _value_units(variant, obs)
+    gap = (value - other.value) * scale
+    return 0.0 if abs(gap) < 0.5 * 10 ** -digits else gap
+
+
 def _value_sentence(variant: str, obs: Mapping[str, Any], value: float | None,
                     alternatives: Sequence[Any], move: Move) -> str:
     if value is None:
         return ""
     others = [a for a in alternatives if a.move.id != move.id]
+    scale, digits = _value_units(variant, obs)
     if variant == "cardverse" and _hand_may_end_game(obs):
         if value >= 1:      # every playout won the game
             expects = " The search expects you to win the game with it"
@@ -510,14 +529,12 @@ def _value_sentence(variant: str, obs: Mapping[str, Any], value: float | None,
         lost = -1 / (len(obs["hand_sizes"]) - 1)
         expects = (f" The search scores it {value:+.2f} (a game won counts +1, a game lost "
                    f"{lost:+.2g})")
-        scale, digits = 1.0, 2
     else:
-        scale, digits = _points_per_unit(variant, obs), 1
         expects = f" The search expects {value * scale:+.{digits}f} points for you"
     if not others:
         return expects + "."
-    gap = (value - others[0].value) * scale
-    if abs(gap) < 0.5 * 10 ** -digits:
+    gap = _shown_gap(variant, obs, value, others[0])
+    if gap == 0:
         return f"{expects}, as much as {others[0].move.text}."
     if gap > 0:
         return f"{expects}, {gap:.{digits}f} more than {others[0].move.text}."
@@ -545,9 +562,11 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
         if variant == "cardverse" and obs.get("stock_size") == 0:
             reason = _empty_stock_reason(obs)
         else:
-            reason = _decline_reason(variant, obs, _unseen_card_preference(value, alternatives))
+            reason = _decline_reason(variant, obs, _unseen_card_preference(
+                variant, obs, value, alternatives, move))
     elif text == "pass":
-        head, reason = "Pass", _gin_pass_reason(obs, _unseen_card_preference(value, alternatives))
+        head, reason = "Pass", _gin_pass_reason(obs, _unseen_card_preference(
+            variant, obs, value, alternatives, move))
     elif text == "knock":
         hand = list(obs.get("hand", []))
         if obs.get("phase") == "wall":     # knocking at the wall takes the upcard (RULES.md §5)
