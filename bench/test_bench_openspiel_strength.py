@@ -15,13 +15,12 @@ import time
 import numpy as np
 import pytest
 
-from meldmind.ai import decide, derived_seed
 from meldmind.games import gin
 from meldmind.tournament import elo_difference, wilson_interval
 
 pyspiel = pytest.importorskip("pyspiel", reason="install the bench extra for OpenSpiel's bots")
 from meldmind.integrations.openspiel import (MeldmindBot, meldmind_state,  # noqa: E402
-                                              observation_for, to_openspiel_action)
+                                              observation_for)
 
 PAIRS = int(os.environ.get("MELDMIND_STRENGTH_PAIRS", "1"))
 ISMCTS_SIMULATIONS = int(os.environ.get("MELDMIND_ISMCTS_SIMULATIONS", "1000"))
@@ -48,23 +47,17 @@ class TimedBot(pyspiel.Bot):
         return action
 
 
-class PeekingBot(pyspiel.Bot):
-    """A search level shown each of the opponent's hidden cards with probability ``revealed`` at every
-    decision (drawn afresh each time, seeded by the deal, the seat and the move), as
+class PeekingBot(MeldmindBot):
+    """A search level shown each of the opponent's hidden cards with probability ``revealed``
+    at every decision (drawn afresh each time, seeded by the deal, the seat and the move), as
     ``test_peeking_search`` does against normal. A measurement, never a level: it reads the
     true state."""
 
     def __init__(self, player_id, level, revealed, seed):
-        pyspiel.Bot.__init__(self)
-        self.player_id, self.level, self.revealed, self.seed = player_id, level, revealed, seed
+        MeldmindBot.__init__(self, player_id, level=level, seed=seed)
+        self.revealed = revealed
 
-    def restart_at(self, state):
-        pass
-
-    def inform_action(self, state, player, action):
-        pass
-
-    def step(self, state):
+    def observation(self, state):
         K = gin.KERNEL
         opponent = 1 - self.player_id
         obs = observation_for(state, self.player_id)
@@ -74,19 +67,17 @@ class PeekingBot(pyspiel.Bot):
         for card in range(K.NUM_CARDS):
             if hidden >> card & 1 and draws[card] < self.revealed:
                 obs[K.O_KNOWN + opponent] |= 1 << card
-        decision = decide("gin", self.level, obs, seed=derived_seed(self.seed, "move", moment))
-        return to_openspiel_action(decision.action)
+        return obs
 
 
-def _match(make_opponent, label, level="master", make_ours=None):
+def _match(make_ours, our_label, make_opponent, label):
     game = pyspiel.load_game("gin_rummy")
     wins = losses = draws = 0
     diffs = []
     ours_time = ours_moves = theirs_time = theirs_moves = 0
     for deal in range(PAIRS):
         for our_seat in (0, 1):
-            ours = TimedBot(MeldmindBot(our_seat, level=level, seed=deal) if make_ours is None
-                            else make_ours(our_seat, deal))
+            ours = TimedBot(make_ours(our_seat, deal))
             theirs = TimedBot(make_opponent(1 - our_seat, game, deal))
             bots = [ours, theirs] if our_seat == 0 else [theirs, ours]
             returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 10_000 + deal)
@@ -101,12 +92,17 @@ def _match(make_opponent, label, level="master", make_ours=None):
     rate = wins / decided if decided else 0.5
     low, high = wilson_interval(wins, decided)
     elo = elo_difference(rate)
-    print(f"\n{level} vs {label}: {PAIRS} deal pairs, {2 * PAIRS} games, {wins}-{losses}-{draws} "
+    print(f"\n{our_label} vs {label}: {PAIRS} deal pairs, {2 * PAIRS} games, {wins}-{losses}-{draws} "
           f"(W-L-D), win rate {rate:.1%} [{low:.1%}, {high:.1%}], mean score diff "
           f"{np.mean(diffs):+.2f}, Elo {elo if elo is None else round(elo)}; "
-          f"ms/move: {level} {1000 * ours_time / max(ours_moves, 1):.1f}, "
+          f"ms/move: {our_label} {1000 * ours_time / max(ours_moves, 1):.1f}, "
           f"{label} {1000 * theirs_time / max(theirs_moves, 1):.1f}")
     return wins, losses, draws
+
+
+def _meldmind(level):
+    """Our bot for a seat and a deal: ``level`` seeded by the deal's number."""
+    return lambda seat, deal: MeldmindBot(seat, level=level, seed=deal)
 
 
 def _simple_bot(player, game, deal):
@@ -116,15 +112,15 @@ def _simple_bot(player, game, deal):
 @pytest.mark.parametrize("level", ["master", "expert", "normal", "easy"])
 def test_level_vs_openspiel_simple_gin_bot(level):
     """master's row is the README's target; the others place OpenSpiel's bot on the ladder."""
-    _match(_simple_bot, "simple_gin_rummy_bot", level)
+    _match(_meldmind(level), level, _simple_bot, "simple_gin_rummy_bot")
 
 
 @pytest.mark.parametrize("level, revealed", [("expert", 0.5), ("expert", 1.0), ("master", 0.5),
                                              ("master", 0.75), ("master", 1.0)])
 def test_peeking_vs_openspiel_simple_gin_bot(level, revealed):
     """A search level shown a part of the simple bot's hidden cards (docs/gin-strength.md)."""
-    _match(_simple_bot, "simple_gin_rummy_bot", f"{level} seeing {revealed:.0%}",
-           lambda seat, deal: PeekingBot(seat, level, revealed, deal))
+    _match(lambda seat, deal: PeekingBot(seat, level, revealed, deal),
+           f"{level} seeing {revealed:.0%}", _simple_bot, "simple_gin_rummy_bot")
 
 
 def test_master_vs_openspiel_ismcts():
@@ -132,4 +128,5 @@ def test_master_vs_openspiel_ismcts():
         evaluator = pyspiel.RandomRolloutEvaluator(1, deal)
         return pyspiel.ISMCTSBot(deal, evaluator, 2.0, ISMCTS_SIMULATIONS, max_world_samples=-1,
                                  final_policy_type=pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT)
-    _match(ismcts, f"ISMCTSBot({ISMCTS_SIMULATIONS} simulations, random rollouts)")
+    _match(_meldmind("master"), "master", ismcts,
+           f"ISMCTSBot({ISMCTS_SIMULATIONS} simulations, random rollouts)")

@@ -8,7 +8,7 @@ import pytest
 
 import meldmind
 from meldmind import CardError, Event, Game, IllegalMove, MeldmindError, new_game
-from meldmind.ai import derived_seed
+from meldmind.tournament import ai_seed_of, deal_seed_of
 from meldmind.cards import SUIT_SYMBOLS, format_card
 from meldmind.games import cardverse as CV
 from meldmind.kernels import ai_cardverse as AI
@@ -174,9 +174,9 @@ def test_cardverse_arena_score_diff_is_the_mean_final_score_difference():
     params = CV.make_params({})
     diffs = []
     for deal in range(3):
-        deal_seed = derived_seed(2, "deal", deal)
+        deal_seed = deal_seed_of(2, deal)
         for a, seats in ((0, (NORMAL, EASY)), (1, (EASY, NORMAL))):
-            ai_seed = derived_seed(2, "ai", deal, a)
+            ai_seed = ai_seed_of(2, deal, a)
             # the game replayed move by move, as the kernel's play_game decides it
             state, moves = K.new_state(params, np.int64(deal_seed)), 0
             while not K.is_terminal(state):

@@ -1,6 +1,7 @@
 """Seeds: every seed names its own match, and no AI is handed a seed its deal can be computed
 from (RULES.md §6: an AI never reads hidden state)."""
 import json
+import math
 
 import numpy as np
 import pytest
@@ -24,6 +25,24 @@ def _deals_again(variant, seed, dealt):
                for k in range(-8, 9) for near in (seed ^ abs(k), seed + k) if near < 2 ** 63)
 
 
+class _Recording:
+    """An AI kernel module whose function ``name`` records, through ``note``, what it is
+    handed, then runs."""
+
+    def __init__(self, module, name, note, records):
+        self.module, self.name, self.note, self.records = module, name, note, records
+
+    def __getattr__(self, attr):
+        function = getattr(self.module, attr)
+        if attr != self.name:
+            return function
+
+        def recorded(*args):
+            self.records.append(self.note(*args))
+            return function(*args)
+        return recorded
+
+
 def test_arena_seeds_name_different_matches():
     """derived_seed XOR-ed the seed with the deal's counter, so seeds 0, 2, 4 and 6 played the
     very same games."""
@@ -33,7 +52,7 @@ def test_arena_seeds_name_different_matches():
                            progress=False)
         results[seed] = (r.wins_a, r.wins_b, r.draws, r.mean_score_diff)
     assert len(set(results.values())) == len(results), results
-    deals = [{ai_api.derived_seed(seed, "deal", d) for d in range(1000)} for seed in range(4)]
+    deals = [{tournament.deal_seed_of(seed, d) for d in range(1000)} for seed in range(4)]
     assert all(not deals[i] & deals[j] for i in range(4) for j in range(i))
 
 
@@ -42,19 +61,11 @@ def test_the_arena_hands_its_ais_no_seed_of_their_deal(variant, monkeypatch):
     """The AI seed of each arena game was the deal seed XOR 1 or 2."""
     handed = []
     real_module = tournament.ai_module
+    def note(state, levels, iterations, seed):
+        return state.copy(), int(seed)
 
-    class Recording:
-        def __init__(self, module):
-            self.module = module
-
-        def __getattr__(self, name):
-            return getattr(self.module, name)
-
-        def play_out(self, state, levels, iterations, ai_seed):
-            handed.append((state.copy(), int(ai_seed)))
-            return self.module.play_out(state, levels, iterations, ai_seed)
-
-    monkeypatch.setattr(tournament, "ai_module", lambda v: Recording(real_module(v)))
+    monkeypatch.setattr(tournament, "ai_module",
+                        lambda v: _Recording(real_module(v), "play_out", note, handed))
     meldmind.arena(variant, "easy", "beginner", deals=3, seed=5, processes=1, progress=False)
     assert len(handed) == 6
     for dealt, ai_seed in handed:
@@ -89,7 +100,9 @@ def test_a_hint_tells_the_seed_it_drew_and_replays_from_it(variant):
         assert isinstance(hint.seed, int) and hint.to_json()["seed"] == hint.seed
         again = suggest(observation, level="master", iterations=hint.iterations, seed=hint.seed)
         assert again == hint
-    assert suggest(observation, level="normal", seed=-4).seed == -4
+    # a seed the caller chose, maybe its game's, is not repeated into the answer
+    given = suggest(observation, level="normal", seed=3)
+    assert given.seed == 3 and "seed" not in given.to_json()
 
 
 def test_a_seed_written_as_a_float_that_may_be_rounded_is_refused():
@@ -99,3 +112,31 @@ def test_a_seed_written_as_a_float_that_may_be_rounded_is_refused():
         meldmind.Game.from_json(record)
     record["seed"] = float(2 ** 53)                 # exact: taken as the integer
     assert meldmind.Game.from_json(record).seed == 2 ** 53
+    for beyond in (math.inf, 1e300):                # no seed at all: the range is the reason
+        record["seed"] = beyond
+        with pytest.raises(MeldmindError, match="seed must be an integer from"):
+            meldmind.Game.from_json(record)
+
+
+@pytest.mark.parametrize("variant", ["gin", "cardverse"])
+def test_a_budget_leaves_the_games_of_levels_without_search_alone(variant):
+    """A budget bounds searches: beginner against easy plays the same games with one as
+    without (it used to seed each move otherwise)."""
+    plain = meldmind.arena(variant, "beginner", "easy", deals=6, seed=8, processes=1,
+                           progress=False)
+    budgeted = meldmind.arena(variant, "beginner", "easy", deals=6, seed=8, processes=1,
+                              progress=False, budget_ms=5)
+    assert (plain.wins_a, plain.wins_b, plain.draws, plain.mean_score_diff) == \
+        (budgeted.wins_a, budgeted.wins_b, budgeted.draws, budgeted.mean_score_diff)
+
+
+@pytest.mark.parametrize("variant", ["gin", "cardverse"])
+def test_a_heuristic_hint_seeded_with_the_games_seed_cannot_deal_the_game(variant, monkeypatch):
+    """The levels without search get a derived seed for their random choices too."""
+    given = []
+    real_module = ai_api.ai_module
+    monkeypatch.setattr(ai_api, "ai_module", lambda v: _Recording(
+        real_module(v), "policy", lambda obs, legal, n, level, rng: int(rng[0]), given))
+    game = new_game(variant, seed=78)
+    suggest(game.observation(game.to_move), level="beginner", seed=78)
+    assert given and not any(_deals_again(variant, seed, _deal_of(variant, 78)) for seed in given)

@@ -22,7 +22,7 @@ import numbers
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Mapping
 
@@ -92,11 +92,16 @@ class Suggestion:
     level: str
     iterations: int                    # determinizations searched (0 for heuristic levels)
     seed: int                          # the one given, or the one drawn for seed=None
+    seed_drawn: bool = field(default=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        """The suggestion as ``meldmind hint`` prints it (docs/json-protocol.md)."""
+        """The suggestion as ``meldmind hint`` prints it (docs/json-protocol.md). It tells the
+        seed only when meldmind drew it: a seed the caller chose (maybe its game's) is never
+        repeated into an answer a server may pass on to a player."""
         return {"move": _move_json(self.move), "value": self.value, "level": self.level,
-                "iterations": self.iterations, "seed": self.seed, "explanation": self.explanation,
+                "iterations": self.iterations,
+                **({"seed": self.seed} if self.seed_drawn else {}),
+                "explanation": self.explanation,
                 "alternatives": [{"move": _move_json(a.move), "value": a.value, "visits": a.visits}
                                  for a in self.alternatives]}
 
@@ -109,7 +114,8 @@ def derived_seed(seed: int, *path: int | str) -> int:
     """A non-negative seed named by ``path`` under ``seed`` (a checked seed, any sign), such as
     ``derived_seed(seed, "deal", 7)``. It is one-way (BLAKE2b): an AI handed a seed derived
     from the one its deal came from cannot compute the deal back, which it could from an
-    invertible scramble. Distinct paths or seeds give unrelated seeds.
+    invertible scramble. The path is read as text, its parts joined by ':' (so ``2`` and
+    ``"2"`` name the same seed, and a part holds no ':'); distinct texts give unrelated seeds.
 
     >>> derived_seed(0, "deal", 2) == derived_seed(2, "deal", 0)
     False
@@ -249,7 +255,7 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
     name = level_name(level)
     check_budget(iterations, budget_ms)
     iterations = None if iterations is None else int(iterations)   # numpy's too, for JSON
-    seed = derived_seed(seed_value(seed), "ai")
+    kernel_seed = derived_seed(seed_value(seed), "ai")
     number = levels.NAMES.index(name)
     kernel = game_module(variant).KERNEL
     ai = ai_module(variant)
@@ -257,7 +263,7 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
     legal = buffer[:n].tolist()
     if name not in SEARCH_LEVELS:
         rng = np.zeros(1, np.int64)
-        rng[0] = seed
+        rng[0] = kernel_seed
         return Decision(int(ai.policy(obs, buffer, n, number, rng)), legal, None, None, 0)
     values = np.zeros(kernel.NUM_ACTIONS, np.float64)
     visits = np.zeros(kernel.NUM_ACTIONS, np.int64)
@@ -267,7 +273,7 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
         total = iterations if iterations is not None else int(ai.default_iterations(number))
         while done < total:
             count = min(_MAX_SLICE, total - done)
-            _search(ai, obs, number, seed, done, count, values, visits)
+            _search(ai, obs, number, kernel_seed, done, count, values, visits)
             done += count
     else:
         deadline = (time.perf_counter() if started is None else started) + budget_ms / 1000
@@ -275,14 +281,14 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
         count = min(_FIRST_SLICE, limit)
         while count >= 1:
             slice_started = time.perf_counter()
-            _search(ai, obs, number, seed, done, count, values, visits)
+            _search(ai, obs, number, kernel_seed, done, count, values, visits)
             done += count
             finished = time.perf_counter()
             per_determinization = max(finished - slice_started, 1e-9) / count
             # the float comes down to a slice before int() (a huge budget makes it infinite)
             count = int(min(limit - done, _MAX_SLICE,
                             (deadline - finished) / per_determinization * _BUDGET_FILL))
-    action = int(ai.pick(obs, values, visits, buffer, n, number, np.int64(seed)))
+    action = int(ai.pick(obs, values, visits, buffer, n, number, np.int64(kernel_seed)))
     return Decision(action, legal, values, visits, done)
 
 
@@ -312,6 +318,7 @@ def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "maste
     as ``Game.play`` takes a move object: by id, by text, or by both naming the same move.
     """
     started = time.perf_counter()      # reading and checking the observation is on the budget
+    seed_drawn = seed is None
     seed = seed_value(seed)
     variant, module, data, obs = _read_observation(observation)
     phase = int(obs[module.KERNEL.O_PHASE])
@@ -341,4 +348,4 @@ def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "maste
     # explained from the array's own dict, whose cards are spelt as the engine spells them
     text = explain(variant, module.observation_dict(obs, None), chosen, value, alternatives)
     return Suggestion(chosen, value, alternatives, text, level_name(level), decision.iterations,
-                      seed)
+                      seed, seed_drawn)

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import io
 import json
 import os
@@ -21,6 +20,7 @@ import traceback
 from dataclasses import asdict
 from typing import Any
 
+from . import __version__
 from .analysis import HandAnalysis, analyze_hand
 from .cards import format_card, parse_cards
 from .errors import MeldmindError, json_type, parse_json
@@ -214,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Rummy-family card games: hand analysis, AI arenas and move hints.",
         epilog="examples:\n" + examples)
     parser.add_argument("--version", action="version",
-                        version=f"%(prog)s {importlib.metadata.version('meldmind')}")
+                        version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True,
                                      parser_class=_SubcommandParser)
     analyze = commands.add_parser("analyze", help="best partition of a hand into melds",
@@ -259,9 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
         "hint", help="suggest a move for an observation JSON on stdin", epilog=HINT_EPILOG,
         description="Reads an observation (docs/json-protocol.md) of the seat to move and prints "
                     "the suggested move as JSON, with its value, the alternatives and a plain "
-                    "explanation. Without --budget-ms or --iterations the level searches its "
-                    "default number of determinizations (gin: expert 128, master 512; "
-                    "CardVerse: 400 and 1,000).")
+                    "explanation. Without --budget-ms or --iterations a search level searches "
+                    "its default number of determinizations (README: Strength).")
     hint.add_argument("--level", default="master", help=LEVELS_HELP + " (default: master)")
     hint.add_argument("--budget-ms", type=float, default=None,
                       help="search time, in ms (the search runs at least 16 determinizations)")
@@ -303,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         code = args.run(args)
-        _handle_pending_signals()
+        _handle_pending_signals()   # the call itself is the check: see its docstring
         return code
     except MeldmindError as error:
         return _fail(error, EXIT_USAGE)

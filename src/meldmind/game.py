@@ -27,8 +27,8 @@ import numpy as np
 from .cards import fold_case, format_card, parse_cards
 from .errors import IllegalMove, MeldmindError, OptionError, check_version, parse_json, shown
 from .games.fields import schema_fields, unknown_field
-from .variants import (checked_options, is_integer, is_json_integer, is_positive_int, json_numbers,
-                       options_dict, seed_value)
+from .variants import (FLOAT_EXACT, SEED_LOW, checked_options, is_integer, is_json_integer,
+                       is_positive_int, json_numbers, options_dict, seed_value)
 
 GAME_MODULES = {"gin": "meldmind.games.gin", "cardverse": "meldmind.games.cardverse"}
 GAME_FORMAT = "meldmind.game"
@@ -413,7 +413,7 @@ class Game:
         if data.get("seed") is None:     # the seed itself is checked like any other
             raise MeldmindError("game JSON field 'seed' is missing")
         seed = data["seed"]
-        if isinstance(seed, float) and abs(seed) > 2 ** 53:
+        if isinstance(seed, float) and FLOAT_EXACT < abs(seed) <= -SEED_LOW:
             raise MeldmindError(f"game JSON field 'seed' {shown(seed)} is written as a float, "
                                 "which may have rounded it (beyond 2**53): write it as an integer")
         game = cls(data["variant"], options=json_numbers(game_module(data["variant"]).OPTIONS,

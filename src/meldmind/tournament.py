@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .ai import ai_module, check_budget, decide, derived_seed, level_name
+from .ai import SEARCH_LEVELS, ai_module, check_budget, decide, derived_seed, level_name
 from .errors import OptionError, shown
 from .game import game_module, game_scores, resolve_game_options
 from .kernels import levels
@@ -97,6 +97,17 @@ def elo_difference(win_rate: float) -> float | None:
     return 400.0 * math.log10(win_rate / (1.0 - win_rate))
 
 
+def deal_seed_of(seed: int, deal: int) -> int:
+    """The seed deal ``deal`` of an arena seeded ``seed`` is dealt from."""
+    return derived_seed(seed, "deal", deal)
+
+
+def ai_seed_of(seed: int, deal: int, a_seat: int) -> int:
+    """The AIs' seed in the game of deal ``deal`` where level A sits in seat ``a_seat``: one-way
+    from the arena's seed, as the deal's is, so no AI can compute its deal from it."""
+    return derived_seed(seed, "ai", deal, a_seat)
+
+
 def _play(variant: str, options: dict, deal_seed: int, seat_levels: tuple[str, ...],
           iterations: int | None, budget_ms: float | None, ai_seed: int
           ) -> tuple[list[float], list[float]]:
@@ -107,7 +118,8 @@ def _play(variant: str, options: dict, deal_seed: int, seat_levels: tuple[str, .
     kernel, ai = module.KERNEL, ai_module(variant)
     params = module.make_params(options)
     state = kernel.new_state(params, np.int64(deal_seed))
-    if budget_ms is None:
+    # a budget bounds searches only: levels without one play the same games either way
+    if budget_ms is None or not any(level in SEARCH_LEVELS for level in seat_levels):
         numbers = np.array([levels.NAMES.index(name) for name in seat_levels], np.int64)
         counts = np.array([iterations if iterations is not None else ai.default_iterations(n)
                            for n in numbers], np.int64)
@@ -135,12 +147,10 @@ def _play_deals(variant: str, options: dict, level_a: str, level_b: str, seed: i
     B's)."""
     results = []
     for deal in deals:
-        deal_seed = derived_seed(seed, "deal", deal)
         games = []
         for a, seats in ((0, (level_a, level_b)), (1, (level_b, level_a))):
-            # one-way from the match's seed, as the deal's is: the AIs cannot compute the deal
-            returns, scores = _play(variant, options, deal_seed, seats, iterations, budget_ms,
-                                    derived_seed(seed, "ai", deal, a))
+            returns, scores = _play(variant, options, deal_seed_of(seed, deal), seats, iterations,
+                                    budget_ms, ai_seed_of(seed, deal, a))
             games.append((returns[a] - returns[1 - a], scores[a] - scores[1 - a]))
         results.append(tuple(games))
     return results
@@ -250,9 +260,9 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
     Search levels use ``iterations`` determinizations per decision, or ``budget_ms`` per
     decision, or their default budget.
 
-    Deal ``d`` is dealt from ``derived_seed(seed, "deal", d)`` and its two games' AIs are
-    seeded from ``derived_seed(seed, "ai", d, a)`` (``a``: A's seat), both one-way, so no AI
-    can compute its deal from its seed, and every seed names its own deals.
+    Deal ``d`` is dealt from ``deal_seed_of(seed, d)`` and its two games' AIs are seeded from
+    ``ai_seed_of(seed, d, a)`` (``a``: A's seat), both one-way, so no AI can compute its deal from
+    its seed, and every seed names its own deals.
 
     ``backend`` says where the games run. ``"processes"``: local processes, ``processes`` of
     them (default: one per core); they are spawned, so a script calls ``arena`` under
@@ -261,7 +271,7 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
     as many as the cluster runs). ``"auto"``: Ray when a Ray cluster is in use (``ray.init``
     called, or ``RAY_ADDRESS`` set), else local processes. With ``iterations`` or the default
     budgets the result does not depend on the backend; under ``budget_ms`` each decision stops
-    on time, so the games differ from run to run on any backend.
+    on time, so games with a search level differ from run to run on any backend.
     """
     import time
 

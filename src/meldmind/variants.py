@@ -22,6 +22,9 @@ def is_bool(value: Any) -> bool:
     return isinstance(value, bool)
 
 
+FLOAT_EXACT = 2 ** 53     # every integer up to this is a float exactly; beyond, not all
+
+
 def is_integer(value: Any) -> bool:
     """An integral number, numpy's too (numbers.Integral), that is not a bool: Python has
     ``True == 1``, but true is no count, seed or id."""
@@ -30,8 +33,10 @@ def is_integer(value: Any) -> bool:
 
 def is_json_integer(value: Any) -> bool:
     """A JSON integer: ``is_integer``, or a number without a fraction, since JSON, and JSON
-    Schema's ``"integer"``, take ``1.0`` for ``1``."""
-    return is_integer(value) or (isinstance(value, float) and value.is_integer())
+    Schema's ``"integer"``, take ``1.0`` for ``1``; but not a float beyond 2**53, which may
+    already have rounded the integer it was written from."""
+    return is_integer(value) or (isinstance(value, float) and value.is_integer()
+                                 and abs(value) <= FLOAT_EXACT)
 
 
 def json_numbers(spec: Mapping[str, tuple[type, Any, Any]], options: Any) -> Any:

@@ -163,8 +163,13 @@ def _bot_class() -> type:
         def inform_action(self, state: Any, player_id: int, action: int) -> None:
             pass
 
+        def observation(self, state: Any) -> np.ndarray:
+            """What the bot decides from: ``observation_for`` its player (a measurement may
+            override it, never a level)."""
+            return observation_for(state, self.player_id)
+
         def step(self, state: Any) -> int:
-            obs = observation_for(state, self.player_id)
+            obs = self.observation(state)
             seed = derived_seed(self.seed, "move", len(state.history()))
             decision = decide("gin", self.level, obs, seed=seed, iterations=self.iterations,
                               budget_ms=self.budget_ms)
