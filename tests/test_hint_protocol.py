@@ -7,6 +7,7 @@ import random
 import signal
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -264,7 +265,7 @@ def test_ctrl_c_as_the_input_ends_still_exits_interrupted():
     line: stdin's end could win the race, and the pending Ctrl-C then hit the interpreter's
     shutdown, which printed 'Exception ignored' and exited 0. Through the console script, as a
     server starts it. (A Ctrl-C that comes during the warm-up stops it with 130 either way.)"""
-    script = Path(sys.executable).with_name("meldmind")
+    script = Path(sysconfig.get_path("scripts")) / "meldmind"
     for _ in range(2):
         process = subprocess.Popen([str(script), "hint", "--lines", "--level", "easy"],
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
