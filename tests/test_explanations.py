@@ -647,17 +647,11 @@ def test_a_search_that_ranks_the_upcard_higher_does_not_say_it_prefers_an_unseen
     'the search prefers an unseen card' beside 'N less than draw upcard' (as for this gin
     position) or 'as much as'."""
     said = set()
-    positions = {"gin": [new_game("gin", seed=4).observation(0)], "cardverse": []}
     rng = random.Random(5)
-    for variant, found in positions.items():
-        while len(found) < 100:
-            game = new_game(variant, seed=rng.randrange(1 << 30))
-            while not game.is_over:
-                obs = game.observation(game.to_move)
-                if any(m["text"] in ("draw upcard", "take discard") for m in obs["legal_moves"]):
-                    found.append(obs)
-                game.play(rng.choice(game.legal_moves()))
-    for obs in positions["gin"] + positions["cardverse"]:
+    positions = [new_game("gin", seed=4).observation(0)] + [
+        obs for variant in ("gin", "cardverse")
+        for obs, _ in _random_decisions(variant, rng, 100, _declines)]
+    for obs in positions:
         for level in ("expert", "master"):
             hint = meldmind.suggest(obs, level=level, seed=1,
                                     iterations=512 if obs["variant"] == "gin" else 64)

@@ -148,6 +148,9 @@ nothing, else by the choice of the search (or of a level without search):
 >>> take = Alternative(Move(52, "draw upcard"), 2.4, 64)       # master's bluff: it trails
 >>> explain("gin", up, stock.move, 2.0, (take, stock))
 'Draw from the stock: 7H would complete 7C 7D 7H, but an unseen card does about as well. The search expects +2.0 points for you, 0.4 less than draw upcard: too close to call.'
+>>> level = Alternative(Move(52, "draw upcard"), 2.0, 64)      # a tie, as the values are shown
+>>> explain("gin", up, stock.move, 2.0, (level, stock))
+'Draw from the stock: 7H would complete 7C 7D 7H, but an unseen card does about as well. The search expects +2.0 points for you, as much as draw upcard.'
 >>> up.update(upcard="9C", hand="2S 3S 4S 5S 6C 7C 8C 9D 9H 9S".split(), phase="first_upcard")
 >>> explain("gin", up, Move(54, "pass"), None, ())
 'Pass: 9C would complete 9C 9D 9H 9S, but taking it would not lower your deadwood of 0.'

@@ -147,10 +147,11 @@ def _play_deals(variant: str, options: dict, level_a: str, level_b: str, seed: i
     B's)."""
     results = []
     for deal in deals:
+        dealt_from = deal_seed_of(seed, deal)
         games = []
         for a, seats in ((0, (level_a, level_b)), (1, (level_b, level_a))):
-            returns, scores = _play(variant, options, deal_seed_of(seed, deal), seats, iterations,
-                                    budget_ms, ai_seed_of(seed, deal, a))
+            returns, scores = _play(variant, options, dealt_from, seats, iterations, budget_ms,
+                                    ai_seed_of(seed, deal, a))
             games.append((returns[a] - returns[1 - a], scores[a] - scores[1 - a]))
         results.append(tuple(games))
     return results
