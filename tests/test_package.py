@@ -41,6 +41,19 @@ def test_every_package_of_the_tree_is_installed():
     assert found == set(config["packages"])
 
 
+def test_one_version_for_the_package_and_its_metadata(capsys):
+    """pyproject.toml reads the version from meldmind.__version__, so pip, the CLI and the
+    package tell the same one."""
+    from importlib.metadata import version
+
+    from meldmind.cli import main
+    assert version("meldmind") == meldmind.__version__
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out.split() == ["meldmind", meldmind.__version__]
+
+
 def test_the_package_type_checks(tmp_path):
     """py.typed promises annotations a type checker can use: mypy passes on the package laid
     out as it is installed (kernels/ becomes meldmind/kernels, handalg.pyi stands for the
