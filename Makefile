@@ -23,4 +23,4 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info kernels/*.c kernels/*.so kernels/*.html
-	find kernels -name "*.nb[ic]" -delete   # numba caches do not notice a change in another module
+	find kernels -name "*.nb[ic]" -delete   # numba's caches of the kernels

@@ -77,15 +77,16 @@ gain for the winner, ``-gain / (N - 1)`` for the others, in points). ``play_game
 such games in parallel (``prange``, each game single-threaded) for strength runs.
 """
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from . import bridge
 from . import cardverse as K
-from .arrays import copy_into
+from .arrays import copy_into, sorted_contains
 from .bits import lowest_bit, popcount
 from .calls import unowned
+from .jit import njit
 from .levels import BEGINNER, EASY, EXPERT, MASTER
-from .rng import below, mix64, seed_slot, uniform_by_category
+from .rng import as_u64, below, mix64, seed_slot, uniform_by_category
 
 # --- tuning constants ---------------------------------------------------------------------
 EXPERT_ITERATIONS = 400         # determinizations per decision at the default budget
@@ -156,7 +157,7 @@ RANK_MASK, COMPLETERS, PARTNERS, TIE_KEY = _tables()
 
 @njit(cache=True)
 def _deadwood(hand, ace_high):
-    return bridge.deadwood(K.VARIANT_ID, hand, ace_high) >> 8
+    return bridge.deadwood(K.VARIANT_ID, hand, ace_high) >> bridge.POINTS_SHIFT
 
 
 @njit(cache=True)
@@ -299,19 +300,6 @@ def _legal_discards(legal, n):
     return m
 
 
-@njit(cache=True)
-def _has(legal, n, action):
-    lo = 0
-    hi = n
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if legal[mid] < action:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < n and legal[lo] == action
-
-
 # ---------------------------------------------------------------------------------------------
 # Beginner, easy, normal
 # ---------------------------------------------------------------------------------------------
@@ -396,7 +384,7 @@ def _easy(obs, legal, n):
     ace_high = obs[K.O_PARAMS + K.P_ACE_HIGH]
     hand = obs[K.O_HAND]
     if obs[K.O_PHASE] == K.PHASE_DRAW:
-        if _has(legal, n, K.TAKE_DISCARD):
+        if sorted_contains(legal, n, K.TAKE_DISCARD):
             top = obs[K.O_DISCARD + obs[K.O_DISCARD_N] - 1]
             if _take_melds(obs, top, hand, ace_high):
                 return K.TAKE_DISCARD
@@ -473,7 +461,7 @@ def _normal(obs, legal, n):
     hand = obs[K.O_HAND]
     live = _live(obs)
     if obs[K.O_PHASE] == K.PHASE_DRAW:
-        if _has(legal, n, K.TAKE_DISCARD):
+        if sorted_contains(legal, n, K.TAKE_DISCARD):
             top = obs[K.O_DISCARD + obs[K.O_DISCARD_N] - 1]
             if _take_melds(obs, top, hand, ace_high):
                 return K.TAKE_DISCARD
@@ -518,8 +506,8 @@ def policy(obs, legal, n, level, rng):
 
 @njit(cache=True)
 def _seed_of(seed, k, salt):
-    z = np.uint64(seed) ^ (np.uint64(k) * np.uint64(0x9E3779B97F4A7C15)) \
-        ^ (np.uint64(salt) * np.uint64(0xD1B54A32D192ED03))
+    z = as_u64(seed) ^ (as_u64(k) * np.uint64(0x9E3779B97F4A7C15)) \
+        ^ (as_u64(salt) * np.uint64(0xD1B54A32D192ED03))
     return np.int64(mix64(mix64(z)))
 
 
@@ -810,5 +798,5 @@ def play_games(params, deal_seeds, levels, iterations, ai_seed, one_hand, out):
     in parallel (each game on one thread); ``out[i]`` = that game's returns (``play_game``) or
     first-hand differentials (``play_hand``)."""
     for i in prange(deal_seeds.shape[0]):
-        _play(params, deal_seeds[i], levels[i], iterations[i], _seed_of(ai_seed, i, 6), out[i],
+        _play(params, deal_seeds[i], levels[i], iterations[i], _seed_of(ai_seed, np.int64(i), 6), out[i],
               one_hand)

@@ -115,28 +115,27 @@ master (``search`` + ``pick``, RULES.md §6)
 
 Budgets: ``default_iterations`` (determinizations per decision). ``play_game``,
 ``play_games`` and ``play_mirrored`` use ``search_serial`` (the same results as ``search``);
-``search`` is ``parallel=True``: ``prange`` over determinizations, one row of results per
+``search`` runs ``prange`` over determinizations (``_search_replying``), one row of results per
 determinization, reduced serially in index order, so results do not depend on the thread count
 or on how the work is split into calls.
 
-Measured strength (``bench/test_bench_ai_gin.py``: mirrored deal pairs, decided games, 95 %
-Wilson interval, 2,000 pairs each): easy > beginner 98.7 % [98.4, 99.1]; normal > easy 52.3 %
-[50.8, 53.9]; expert (128) > normal 54.9 % [53.3, 56.4]; master (512) > expert (128) 53.0 %
-[51.4, 54.6]. One game is one hand and the first knock wins ~92 % of them, so competent
-policies sit close together. What limits the search is information: told half of the
-opponent's hidden cards at every decision it wins 60.6 % against normal, told the whole hand
-77.7 % (``test_peeking_search``, 1,000 pairs); docs/gin-strength.md has the measurements.
+Measured strength: the README's Strength table (``bench/test_bench_ai_gin.py``, mirrored deal
+pairs). One game is one hand and the first knock wins ~92 % of them, so competent policies sit
+close together. What limits the search is information: told half of the opponent's hidden cards
+at every decision it gains about six points against normal, told the whole hand over twenty
+(``test_peeking_search``); docs/gin-strength.md has the measurements.
 """
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from . import gin as G
-from .arrays import copy_into
+from .arrays import copy_into, sorted_contains
 from .bits import lowest_bit, popcount
 from .bridge import leftover as _bridge_leftover
 from .calls import unowned
+from .jit import njit
 from .levels import BEGINNER, EASY, EXPERT, MASTER, NORMAL
-from .rng import GOLDEN, below, mix64, seed_slot, shuffle, uniform_by_category, unit
+from .rng import GOLDEN, as_u64, below, mix64, seed_slot, shuffle, uniform_by_category, unit
 
 # ---- tuning constants (measured: see the module docstring) ----------------------------------------
 W_PARTIAL = 8            # normal: points a partial-meld card is worth keeping
@@ -194,7 +193,7 @@ MAX_LOWEST_CARD_MELDS = 7   # one_meld: 3 runs and 4 sets can hold a mask's lowe
 @njit(cache=True)
 def mix(a, b):
     """A seed derived from two integers (determinization ``b`` of search seed ``a``)."""
-    z = mix64(np.uint64(a) + GOLDEN) ^ (np.uint64(b) * np.uint64(0xD1B54A32D192ED03))
+    z = mix64(as_u64(a) + GOLDEN) ^ (as_u64(b) * np.uint64(0xD1B54A32D192ED03))
     return np.int64(mix64(z + GOLDEN))
 
 
@@ -226,7 +225,7 @@ def _spread(r):
 
 @njit(cache=True)
 def _top(m):
-    """Highest-key card of a non-empty mask, -1 if empty."""
+    """Highest-key card of the mask ``m``; -1 if ``m`` is empty."""
     best = -1
     bk = -1
     while m:
@@ -237,18 +236,6 @@ def _top(m):
             best = c
         m ^= low
     return best
-
-
-@njit(cache=True)
-def _max_value(m):
-    v = 0
-    while m:
-        low = m & -m
-        x = VALUE[lowest_bit(low)]
-        if x > v:
-            v = x
-        m ^= low
-    return v
 
 
 @njit(cache=True)
@@ -453,13 +440,13 @@ def _take(pol, h, l10, dw10, u, live, opp_known):
         l11 = _left(h11)
         if pol == POL_EASY or not (l11 & ub):
             rest = l11 & ~ub
-            after = G.hand_value(l11) - _max_value(rest)
+            after = G.hand_value(l11) - G.highest_value(rest)
             if after < dw10:
                 return True, l11
     else:
         l11 = l10 | ub
         if pol == POL_EASY:
-            if VALUE[u] < _max_value(l10):
+            if VALUE[u] < G.highest_value(l10):
                 return True, l11
     if pol == POL_NORMAL and (l11 & ub):
         singles = l10 & ~partial_cards(l10, live)
@@ -639,14 +626,6 @@ def _obs_table(obs):
 
 
 @njit(cache=True)
-def _contains(legal, n, a):
-    for i in range(n):
-        if legal[i] == a:
-            return True
-    return False
-
-
-@njit(cache=True)
 def _beginner(obs, legal, n, rng):
     phase = obs[G.O_PHASE]
     cats = np.empty(n, dtype=np.int64)
@@ -690,13 +669,13 @@ def _heuristic(obs, legal, n, pol):
             return G.DRAW_UPCARD
         return G.PASS if phase == G.PH_FIRST_UPCARD else G.DRAW_STOCK
     if phase == G.PH_DISCARD:
-        if _contains(legal, n, G.KNOCK):
+        if sorted_contains(legal, n, G.KNOCK):
             if pol == POL_EASY:
                 return G.KNOCK
             l11 = _left(h)
             best_after = 0
             if l11 != 0:
-                best_after = G.hand_value(l11) - _max_value(l11)
+                best_after = G.hand_value(l11) - G.highest_value(l11)
                 if best_after > kc:
                     best_after = kc     # legal: OpenSpiel's count uses another best arrangement
             if _want_knock(pol, best_after, obs[G.O_STOCK_SIZE]):
@@ -715,20 +694,20 @@ def _heuristic(obs, legal, n, pol):
             return _normal_discard(l11, avoid, live, opp_known)
         return _easy_discard(l11, avoid)
     if phase == G.PH_WALL:
-        return G.KNOCK if _contains(legal, n, G.KNOCK) else G.PASS
+        return G.KNOCK if sorted_contains(legal, n, G.KNOCK) else G.PASS
     if phase == G.PH_KNOCK:
         if popcount(h) == G.HAND_SIZE + 1:
             l11 = _left(h)
             if l11 != 0:
                 c = _top(l11)
-                if _contains(legal, n, c):
+                if sorted_contains(legal, n, c):
                     return c
             c, _d = _min_dw_discard(h)
             return c
         mid = _meld_of_partition(h)
-        if mid >= 0 and _contains(legal, n, G.MELD_BASE + mid):
+        if mid >= 0 and sorted_contains(legal, n, G.MELD_BASE + mid):
             return G.MELD_BASE + mid
-        return G.PASS if _contains(legal, n, G.PASS) else legal[n - 1]
+        return G.PASS if sorted_contains(legal, n, G.PASS) else legal[n - 1]
     if phase == G.PH_LAYOFF:
         if not obs[G.O_FINISHED_LAYOFFS]:
             targets = 0
@@ -992,16 +971,13 @@ def _reply_policy(level):
 
 
 @njit(cache=True, parallel=True)
-def search(obs, level, seed, first, count, values, visits):
-    """Levels 3-4: adds, for every legal move, the summed return of the observing seat over
-    determinizations ``first .. first + count - 1`` to ``values[move]`` and the number of
-    playouts to ``visits[move]``."""
+def _search_replying(obs, level, reply, seed, first, count, values, visits):
+    """``search`` with the opponent's replies in the playouts played by policy ``reply``."""
     legal, n, own_l, cards, factors, n_ev, model = _prepare(obs)
     if n == 0 or count <= 0:
         return
     acc = np.zeros((count, n), dtype=np.float64)
     cnt = np.zeros((count, n), dtype=np.int64)
-    reply = _reply_policy(level)
     for i in prange(count):
         _evaluate(obs, level, seed, first + i, legal, n, own_l, acc[i], cnt[i],
                   cards, factors, n_ev, model, reply)
@@ -1009,6 +985,14 @@ def search(obs, level, seed, first, count, values, visits):
         for j in range(n):
             values[legal[j]] += acc[i, j]
             visits[legal[j]] += cnt[i, j]
+
+
+@njit(cache=True)
+def search(obs, level, seed, first, count, values, visits):
+    """Levels 3-4: adds, for every legal move, the summed return of the observing seat over
+    determinizations ``first .. first + count - 1`` to ``values[move]`` and the number of
+    playouts to ``visits[move]``."""
+    _search_replying(obs, level, _reply_policy(level), seed, first, count, values, visits)
 
 
 @njit(cache=True)
@@ -1048,7 +1032,7 @@ def pick(obs, values, visits, legal, n, level, seed):
             if m > bm + TIE_EPS:
                 bm = m
                 best = a
-    if obs[G.O_PHASE] == G.PH_DISCARD and _contains(legal, n, G.KNOCK):
+    if obs[G.O_PHASE] == G.PH_DISCARD and sorted_contains(legal, n, G.KNOCK):
         if visits[G.KNOCK] == 0:
             return G.KNOCK
         km = values[G.KNOCK] / visits[G.KNOCK]
@@ -1057,7 +1041,7 @@ def pick(obs, values, visits, legal, n, level, seed):
     if best < 0:
         return legal[0]
     ah = _heuristic(obs, legal, n, POL_NORMAL)
-    if (ah != best and _contains(legal, n, ah) and visits[ah] > 0
+    if (ah != best and sorted_contains(legal, n, ah) and visits[ah] > 0
             and values[ah] / visits[ah] >= bm - PRIOR_POINTS):
         best = ah
     if level != MASTER:
@@ -1142,7 +1126,7 @@ def play_games(params, deal_seeds, levels, iterations, ai_seed, out_returns):
     ``out_returns[i]`` gets game ``i``'s returns. Returns the total number of moves."""
     total = np.zeros(deal_seeds.shape[0], dtype=np.int64)
     for i in prange(deal_seeds.shape[0]):
-        total[i] = play_game(params, deal_seeds[i], levels, iterations, mix(ai_seed, i),
+        total[i] = play_game(params, deal_seeds[i], levels, iterations, mix(ai_seed, np.int64(i)),
                              out_returns[i])
     return total.sum()
 
@@ -1163,7 +1147,7 @@ def play_mirrored(params, deal_seeds, level_a, level_b, iterations_a, iterations
         levels[1 - j] = level_b
         iters[j] = iterations_a
         iters[1 - j] = iterations_b
-        play_game(params, deal_seeds[i], levels, iters, mix(ai_seed, t), r)
+        play_game(params, deal_seeds[i], levels, iters, mix(ai_seed, np.int64(t)), r)
         out_returns[i, j] = r[j]
 
 
@@ -1174,16 +1158,9 @@ def flat_discard_benchmark(obs, n_det, seed):
     out once per determinization. Returns the chosen move."""
     values = np.zeros(G.NUM_ACTIONS, dtype=np.float64)
     visits = np.zeros(G.NUM_ACTIONS, dtype=np.int64)
-    legal, n, own_l, cards, factors, n_ev, model = _prepare(obs)
+    _search_replying(obs, EXPERT, POL_EASY, seed, 0, n_det, values, visits)
+    legal = np.empty(G.NUM_ACTIONS, dtype=np.int64)
+    n = G.legal_from_obs(obs, legal)
     if n == 0:
         return -1
-    acc = np.zeros((n_det, n), dtype=np.float64)
-    cnt = np.zeros((n_det, n), dtype=np.int64)
-    for i in prange(n_det):
-        _evaluate(obs, EXPERT, seed, i, legal, n, own_l, acc[i], cnt[i], cards, factors, n_ev,
-                  model, POL_EASY)
-    for i in range(n_det):
-        for j in range(n):
-            values[legal[j]] += acc[i, j]
-            visits[legal[j]] += cnt[i, j]
     return pick(obs, values, visits, legal, n, EXPERT, seed)

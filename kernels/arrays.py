@@ -1,5 +1,5 @@
 """Array helpers for the numba kernels."""
-from numba import njit
+from .jit import njit
 
 
 @njit(cache=True, inline="always")
@@ -9,3 +9,17 @@ def copy_into(target, source):
     game's search kernel."""
     for i in range(source.size):
         target[i] = source[i]
+
+
+@njit(cache=True)
+def sorted_contains(items, n, value):
+    """Whether ``value`` is among ``items[:n]``, sorted ascending (the legal moves are)."""
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if items[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < n and items[lo] == value

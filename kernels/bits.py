@@ -2,8 +2,10 @@
 (LLVM's ctpop and cttz); with NUMBA_DISABLE_JIT=1 they are plain arithmetic, so the kernels
 also run as Python."""
 from llvmlite import ir
-from numba import config, njit, types
+from numba import config, types
 from numba.extending import intrinsic
+
+from .jit import njit
 
 _DEFINED_AT_ZERO = ir.Constant(ir.IntType(1), 0)     # cttz(0) is 64, as the arithmetic gives
 

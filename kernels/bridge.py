@@ -11,7 +11,7 @@ wrappers, so the numba kernels still run as Python for debugging.
 >>> from numba import njit
 >>> @njit
 ... def gin_deadwood(hand):
-...     return deadwood(0, hand, 0) >> 8
+...     return deadwood(0, hand, 0) >> POINTS_SHIFT
 >>> gin_deadwood((7 << 39) | (1 << 4))   # AS 2S 3S + 5C
 5
 """
@@ -22,6 +22,8 @@ from numba.extending import get_cython_function_address
 from . import handalg
 
 _MODULE = "meldmind.kernels.handalg"
+# deadwood() packs (points << POINTS_SHIFT) | card count for the 52-card decks
+POINTS_SHIFT = handalg.COUNT_SHIFT["52"]
 _SIGNATURES = {
     "mm_deadwood": types.int64(types.intc, types.uint64, types.intc),
     "mm_leftover": types.int64(types.intc, types.uint64, types.intc),

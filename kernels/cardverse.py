@@ -53,11 +53,11 @@ it runs every turn.
 ``illegal_reason`` codes are the ``R_*`` constants (texts: ``REASONS`` of the Python module).
 """
 import numpy as np
-from numba import njit
 
 from . import bridge
 from .bits import lowest_bit, popcount
 from .calls import inlined, unowned
+from .jit import njit
 from .rng import below, seed_slot, shuffle
 
 # --- parameters ---------------------------------------------------------------------------

@@ -51,11 +51,11 @@ Hands and other card sets are bit masks (< 2**52) kept in int64 slots, so copyin
 one array copy.
 """
 import numpy as np
-from numba import njit
 
 from .bits import lowest_bit, popcount
-from .bridge import deadwood as _bridge_deadwood
+from .bridge import POINTS_SHIFT, deadwood as _bridge_deadwood
 from .calls import inlined, unowned
+from .jit import njit
 from .rng import below, next_u64, seed_slot, shuffle
 
 NUM_PLAYERS = 2
@@ -277,10 +277,22 @@ def hand_value(mask):
     return total
 
 
+@njit(cache=True)
+def highest_value(mask):
+    """The highest card value in a mask (0 for an empty one)."""
+    top = 0
+    m = mask
+    while m:
+        low = m & -m
+        top = max(top, CARD_VALUE[popcount(low - 1)])
+        m ^= low
+    return top
+
+
 @njit(cache=True, inline="always")
 def exact_deadwood(mask):
     """Exact minimum deadwood of a hand (Cython hand algebra, variant gin)."""
-    return _bridge_deadwood(0, np.uint64(mask), 0) >> 8
+    return _bridge_deadwood(0, np.uint64(mask), 0) >> POINTS_SHIFT
 
 
 @njit(cache=True, inline="always")
@@ -396,13 +408,7 @@ def openspiel_knock_deadwood(h):
             scratch[untried + d] = after
             scratch[melded + d] = cards
     rest = h & ~best_melded
-    top = 0
-    m = rest
-    while m:
-        low = m & -m
-        top = max(top, CARD_VALUE[popcount(low - 1)])
-        m ^= low
-    return hand_value(rest) - top
+    return hand_value(rest) - highest_value(rest)
 
 
 @njit(cache=True, inline="always")
@@ -430,16 +436,8 @@ def _keep_first_best(melded, best_value, best_melded):
 @njit(cache=True)
 def _isolated_total_and_max(h):
     """Total and highest value of the cards of ``h`` in no meld: deadwood in every arrangement."""
-    total = 0
-    top = 0
-    m = h & ~meldable(h)
-    while m:
-        low = m & -m
-        v = CARD_VALUE[popcount(low - 1)]
-        total += v
-        top = max(top, v)
-        m ^= low
-    return total, top
+    isolated = h & ~meldable(h)
+    return hand_value(isolated), highest_value(isolated)
 
 
 @njit(cache=True)

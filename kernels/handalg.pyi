@@ -2,11 +2,13 @@
 import numpy as np
 import numpy.typing as npt
 
+from meldmind.errors import MeldmindError
+
 MELD_DTYPE: np.dtype
 COUNT_SHIFT: dict[str, int]
 
 
-class HandTooDense(ValueError): ...
+class HandTooDense(MeldmindError): ...
 
 
 def melds_in_hand(variant: int, a1: int, a2: int, jokers: int, max_jokers_per_series: int = 1,

@@ -13,6 +13,7 @@ sits at both ends), KIROLO 1..12 (12).
 """
 import numpy as np
 cimport numpy as cnp
+from meldmind.errors import MeldmindError
 from libc.stdint cimport uint64_t, int32_t, int64_t, uint8_t, uint16_t
 from libc.string cimport memset
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
@@ -599,8 +600,9 @@ cdef int64_t mm_layoff_cards(int variant, int kind, uint64_t meld, uint64_t joke
 # Python wrappers: single hands (for the API) and GIL-free batch loops over numpy arrays
 # ---------------------------------------------------------------------------------------------
 
-class HandTooDense(ValueError):
-    """The hand forms more melds than the kernel's fixed capacity."""
+class HandTooDense(MeldmindError):
+    """The hand forms more melds than the kernel's fixed capacity (an input error: no hand
+    of a game comes near it)."""
 
 
 MELD_DTYPE = np.dtype([("mask", np.uint64), ("joker_for", np.uint64), ("jokers", np.uint8),

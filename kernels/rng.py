@@ -4,7 +4,7 @@ The generator is splitmix64; its 64-bit state lives in a slot of the caller's in
 array, so a state copy carries its own stream and a seed reproduces a game exactly.
 """
 import numpy as np
-from numba import njit
+from .jit import njit
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)   # 2**64 / the golden ratio: splitmix64's increment
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -17,6 +17,13 @@ def mix64(z):
     z = (z ^ (z >> np.uint64(30))) * _MIX1
     z = (z ^ (z >> np.uint64(27))) * _MIX2
     return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def as_u64(x):
+    """The 64 bits of int64 ``x`` as unsigned. Compiled, ``np.uint64(x)`` wraps already; as
+    Python (NUMBA_DISABLE_JIT=1) it refuses a negative int, which ``np.int64`` first makes wrap."""
+    return np.uint64(np.int64(x))
 
 
 @njit(cache=True, inline="always")
@@ -50,7 +57,7 @@ def shuffle(state, slot, items, count):
 @njit(cache=True)
 def seed_slot(state, slot, seed):
     """Start the stream at ``state[slot]`` from a user seed (any int64)."""
-    state[slot] = np.int64(mix64(np.uint64(seed) ^ GOLDEN))
+    state[slot] = np.int64(mix64(as_u64(seed) ^ GOLDEN))
 
 
 @njit(cache=True)

@@ -4,6 +4,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import warnings
@@ -15,9 +16,9 @@ import pytest
 
 import meldmind
 from meldmind import CardError, Game, MeldmindError, OptionError, new_game
-from meldmind import ai
+from meldmind import ai, tournament
 from meldmind.ai import MAX_ITERATIONS
-from meldmind.cli import main
+from meldmind.cli import EXIT_USAGE, main
 
 HUGE = "9" * 5000      # beyond Python's 4300-digit limit for reading an integer
 
@@ -346,3 +347,13 @@ def test_cli_hint_with_stdin_closed_says_the_input_is_empty():
                                 timeout=600)
         assert "Traceback" not in result.stderr, result.stderr
         assert result.returncode == (0 if lines else 3)
+
+
+@pytest.mark.parametrize("deals", [tournament.MAX_DEALS + 1, 10 ** 12, 2 ** 63])
+def test_more_deals_than_an_arena_can_hold_are_refused_before_playing(deals, capsys):
+    """The arena plans every batch and keeps every result: 10**12 deals filled the memory."""
+    message = "deals must be an integer from 1 to 1,000,000 (a longer match: several seeds"
+    with pytest.raises(OptionError, match=re.escape(message)):
+        meldmind.arena("gin", "beginner", "beginner", deals=deals, progress=False)
+    assert main(["arena", "gin", "beginner", "beginner", "--deals", str(deals)]) == EXIT_USAGE
+    assert message in capsys.readouterr().err

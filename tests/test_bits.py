@@ -44,3 +44,32 @@ def test_without_jit_the_arithmetic_gives_the_same_counts():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "NUMBA_DISABLE_JIT": "1"}).stdout.split()
     assert out == ["True"]
+
+
+def test_without_jit_the_seed_mixers_take_negative_seeds_as_compiled():
+    """Seeds are int64 and may be negative; as Python, np.uint64(-1) raises, so the mixers
+    must wrap the way the compiled code does."""
+    from meldmind.kernels.ai_cardverse import _seed_of
+    from meldmind.kernels.ai_gin import mix
+    from meldmind.kernels.rng import seed_slot
+    seeds = [-1, -2 ** 63, 0, 7, 2 ** 63 - 1]
+
+    def values():
+        state = np.zeros(1, dtype=np.int64)
+        out = []
+        for s in seeds:
+            seed_slot(state, 0, np.int64(s))
+            out += [int(state[0]), int(mix(np.int64(s), np.int64(3))),
+                    int(_seed_of(np.int64(s), np.int64(-2), np.int64(5)))]
+        return out
+    code = ("import numpy as np, warnings; warnings.simplefilter('ignore');"
+            "from meldmind.kernels.ai_cardverse import _seed_of;"
+            "from meldmind.kernels.ai_gin import mix; from meldmind.kernels.rng import seed_slot;"
+            f"seeds = {seeds}; state = np.zeros(1, dtype=np.int64); out = []\n"
+            "for s in seeds:\n"
+            "    seed_slot(state, 0, s)\n"
+            "    out += [int(state[0]), int(mix(s, 3)), int(_seed_of(s, -2, 5))]\n"
+            "print(*out)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "NUMBA_DISABLE_JIT": "1"}).stdout.split()
+    assert [int(v) for v in out] == values()

@@ -176,6 +176,28 @@ def test_scores_and_the_last_hand_must_fit_the_game():
     scores = list(later["scores"])
     scores[winner] = 0
     _refused(_edit(later, scores=scores), f"scores[{winner}]")
+    # one hand has ended: its winner has exactly what it won, the other seat nothing
+    for seat in (winner, 1 - winner):
+        scores = list(later["scores"])
+        scores[seat] += 5
+        _refused(_edit(later, scores=scores), f"scores[{seat}]")
+
+
+def _won_in_last_hand(obs):
+    last = obs["last_hand"]
+    return sum(v for p, v in enumerate(last["hand_values"]) if p != last["winner"])
+
+
+def test_only_as_many_seats_score_as_hands_have_ended():
+    third = _find(lambda o: o["hand_number"] == 3 and len(o["hand_sizes"]) == 3
+                  and _won_in_last_hand(o) < o["options"]["target_score"])
+    CV.observation_array(third)
+    winner = third["last_hand"]["winner"]
+    scores = [1] * 3
+    scores[winner] = _won_in_last_hand(third)
+    _refused(_edit(third, scores=scores), "scores")
+    scores[(winner + 1) % 3] = 0
+    CV.observation_array(_edit(third, scores=scores))
 
 
 def test_a_finished_game_must_have_its_winner_at_the_target():

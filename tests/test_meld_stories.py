@@ -527,3 +527,21 @@ def test_empty_hand_everywhere():
     for variant in meldmind.VARIANTS:
         a = analyze_hand(variant, "")
         assert a.melds == () and a.deadwood == () and a.deadwood_points == 0 and a.deadwood_count == 0
+
+
+def test_kirolo_whole_deck_is_forty_runs():
+    """The largest KIROLO hand: every element card, both copies, melds in 40 runs of three (more
+    melds than the partition search once had room for: it wrote past its path and crashed)."""
+    hand = [f"{e}{v:02d}{copy}" for e in ("FI", "WA", "EA", "WO", "ME") for v in range(1, 13)
+            for copy in "ab"]
+    result = analyze_hand("kirolo", hand)
+    assert (result.deadwood_count, result.deadwood_points) == (0, 0)
+    assert len(result.melds) >= 40
+    assert Counter(c for m in result.melds for c in m.cards) == Counter(hand)
+
+
+def test_kirolo_hand_past_the_kernels_capacity_is_an_input_error():
+    hand = [f"{e}{v:02d}{copy}" for e in ("FI", "WA", "EA", "WO", "ME") for v in range(1, 13)
+            for copy in "ab"] + ["JOKER"] * 16
+    with pytest.raises(meldmind.MeldmindError, match="forms more than 2048 melds"):
+        analyze_hand("kirolo", hand)

@@ -38,10 +38,6 @@ VALIDATORS = {variant: jsonschema.Draft202012Validator(_schema(f"observation-{va
 READERS = {"gin": GIN.observation_array, "cardverse": CV.observation_array}
 
 
-def _json(obs):
-    return json.loads(json.dumps(obs))
-
-
 @cache
 def _gin(stage):
     """A gin observation, as JSON text (each case edits its own copy): the seat to move at the

@@ -24,10 +24,14 @@ from .ai import SEARCH_LEVELS, ai_module, check_budget, decide, derived_seed, le
 from .errors import OptionError, shown
 from .game import game_module, game_scores, resolve_game_options
 from .kernels import levels
-from .variants import is_positive_int, seed_value
+from .variants import int_range, is_positive_int, seed_value
 
 Z95 = 1.959963984540054
 _CHUNK = 8   # deals per task sent to a worker process
+# The arena plans every batch and keeps every game's result: a million deals hold over
+# 300 MB. A longer match is several seeds, each naming its own deals.
+MAX_DEALS = 1_000_000
+_is_deal_count = int_range(1, MAX_DEALS)
 
 
 @dataclass(frozen=True)
@@ -281,10 +285,12 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
     options = resolve_game_options(module, variant, options)
     if options.get("num_players", 2) != 2:
         raise OptionError("the arena plays two-player games")
-    if not is_positive_int(deals):
-        raise OptionError(f"deals must be a positive integer, not {shown(deals)}")
+    if not _is_deal_count(deals):
+        raise OptionError(f"deals must be an integer from 1 to {MAX_DEALS:,} (a longer match: "
+                          f"several seeds, each naming its own deals), not {shown(deals)}")
     if processes is not None and not is_positive_int(processes):
-        raise OptionError(f"processes must be a positive integer, not {shown(processes)}")
+        raise OptionError(f"processes must be an integer from 1 to {sys.maxsize}, not "
+                          f"{shown(processes)}")
     check_budget(iterations, budget_ms)
     seed = seed_value(seed)
     # numpy's integers as Python ints, which the result's JSON can write

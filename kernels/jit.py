@@ -1,0 +1,44 @@
+"""numba's ``njit``, with caches that notice a change anywhere in the kernels.
+
+numba keeps a cached function while the timestamp of its own file stays the same. The kernels,
+though, compile in what other files define: the state layouts of ``gin.py`` and ``cardverse.py``
+(the AI kernels index states with them), functions inlined from other modules, and the symbols
+of the Cython hand algebra. After an edit or a ``git pull`` in an editable install, a cached
+function could still read the old layout, out of its arrays. Here each cache is stamped with a
+hash of every kernel file and of the compiled extension as well, so a change in any of them
+compiles every kernel again. (The stamp lives in a private attribute of numba's cache;
+``tests/test_native_code.py`` checks on every numba version that each kernel gets it.)
+"""
+import hashlib
+import importlib.machinery
+from pathlib import Path
+
+import numba
+
+_KERNELS = Path(__file__).resolve().parent
+
+
+def _fingerprint() -> str:
+    """A hash of the kernel sources and the compiled extension modules beside them."""
+    digest = hashlib.blake2b(digest_size=16)
+    suffixes = (".py", *importlib.machinery.EXTENSION_SUFFIXES)
+    for path in sorted(p for p in _KERNELS.iterdir() if p.name.endswith(suffixes)):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+FINGERPRINT = _fingerprint()
+
+
+def njit(**options):
+    """``numba.njit(**options)``; with ``cache=True``, the cache is also stamped with the
+    kernels' fingerprint."""
+    def compile_lazily(function):
+        dispatcher = numba.njit(**options)(function)
+        # absent with NUMBA_DISABLE_JIT=1 (and should numba rename it: the test then fails, while
+        # the package still runs)
+        index = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+        if options.get("cache") and index is not None:
+            index._source_stamp = (index._source_stamp, FINGERPRINT)
+        return dispatcher
+    return compile_lazily

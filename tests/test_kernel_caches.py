@@ -1,0 +1,59 @@
+"""numba's caches of the kernels follow every kernel file, not only a function's own
+(kernels/jit.py): a kernel compiles in other modules' layouts and inlined functions."""
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from numba.core.registry import CPUDispatcher
+
+from meldmind.kernels import jit
+
+KERNELS = Path(jit.__file__).resolve().parent
+
+
+def test_every_kernel_is_cached_and_stamped_with_the_fingerprint():
+    kernels = []
+    for path in sorted(KERNELS.glob("*.py")):
+        module = importlib.import_module(f"meldmind.kernels.{path.stem}")
+        # each kernel defined there, under its own name (not calls.inlined's uncached copies)
+        kernels += [value for name, value in vars(module).items()
+                    if isinstance(value, CPUDispatcher) and value.py_func.__name__ == name
+                    and value.py_func.__module__ == module.__name__]
+    assert len(kernels) > 150
+    for kernel in kernels:
+        # the private attribute jit.py sets: a numba that renames it fails here
+        assert kernel._cache._cache_file._source_stamp[1] == jit.FINGERPRINT, kernel
+
+
+_CALL = ("import numpy as np\n"
+         "from meldmind.kernels import jit\n"
+         "jit.FINGERPRINT = {fingerprint!r}\n"
+         "from meldmind.kernels.rng import seed_slot\n"
+         "seed_slot(np.zeros(1, dtype=np.int64), 0, 5)\n"
+         "print(sum(seed_slot.stats.cache_hits.values()), sum(seed_slot.stats.cache_misses.values()))")
+
+
+def _hits_and_misses(cache_dir, fingerprint):
+    out = subprocess.run([sys.executable, "-c", _CALL.format(fingerprint=fingerprint)],
+                         capture_output=True, text=True, check=True,
+                         env={**os.environ, "NUMBA_CACHE_DIR": str(cache_dir)}).stdout
+    return [int(n) for n in out.split()]
+
+
+def test_a_change_of_any_kernel_file_compiles_again(tmp_path):
+    """A new fingerprint (what an edit of another kernel file gives) misses the cache that the
+    same source file would otherwise hit."""
+    assert _hits_and_misses(tmp_path, "before") == [0, 1]
+    assert _hits_and_misses(tmp_path, "before") == [1, 0]
+    assert _hits_and_misses(tmp_path, "after") == [0, 1]
+    assert _hits_and_misses(tmp_path, "after") == [1, 0]
+
+
+def test_the_fingerprint_follows_the_files(tmp_path, monkeypatch):
+    (tmp_path / "layout.py").write_text("S_HAND = 1\n")
+    monkeypatch.setattr(jit, "_KERNELS", tmp_path)
+    before = jit._fingerprint()
+    (tmp_path / "layout.py").write_text("S_HAND = 2\n")
+    assert jit._fingerprint() != before
