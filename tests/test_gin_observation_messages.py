@@ -172,6 +172,21 @@ def test_a_history_cut_short_or_too_long_says_where_it_leads():
         "upcard \"JD\"; discard_pile []; stock_size 31")
 
 
+def test_a_discard_of_a_card_face_up_is_named_whoever_puts_it_down():
+    """The opponent's discard made 9C, which the seat itself discards later: the public replay
+    would put 9C in the pile twice, and the refusal names the later move, not the pile. So for
+    the first upcard, discarded by a seat that never took it, and for the opponent's repeat."""
+    def opponent_discards(card):
+        return lambda d: d["history"].__setitem__(3, {"seat": 0, "move": f"discard {card}"})
+    assert _refusal(_edited(opponent_discards("9C"))) == (
+        "'history[5]' (discard 9C) is illegal there for seat 1: 9C is already in the discard pile")
+    assert _refusal(_edited(opponent_discards("JD"))) == (
+        "'history[3]' (discard JD) is illegal there for seat 0: JD is already in the discard pile")
+    repeat = _edited(lambda d: d["history"].__setitem__(7, {"seat": 0, "move": "discard 10C"}))
+    assert _refusal(repeat) == (
+        "'history[7]' (discard 10C) is illegal there for seat 0: 10C is already in the discard pile")
+
+
 @pytest.mark.parametrize("k", [4, 8, 12])
 def test_the_seats_own_stock_draw_without_its_card_is_named(k):
     """Not the whole history, with a card guessed for the draw (it used to print both)."""

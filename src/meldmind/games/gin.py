@@ -416,9 +416,26 @@ def _check_history(obs: np.ndarray) -> None:
     """Refuses ``obs`` unless its history leads to it, naming the first contradiction."""
     faced, wrong = _faces(obs)
     if wrong:
-        raise _Reader.fail(f"'history' does not lead to the given upcard, discard pile and stock "
+        raise _Reader.fail(_discard_of_a_face_up_card(obs, faced) or
+                           f"'history' does not lead to the given upcard, discard pile and stock "
                            f"size but to {wrong}")
     _check_against_history(obs, faced)
+
+
+def _discard_of_a_face_up_card(obs: np.ndarray, faced: np.ndarray) -> str | None:
+    """The refusal of the first history move that discards a card lying face up, which the
+    history alone shows (None if there is none): the replay of the face-up cards then puts it
+    in the pile twice, and the move, not the pile, is what to name."""
+    K = KERNEL
+    face_up = {int(faced[0])} - {-1}
+    for i, (_, action, leaving, joining) in enumerate(_history_moves(obs, faced)):
+        if action in (K.DRAW_UPCARD, K.KNOCK) and joining is not None:
+            face_up.discard(joining)
+        elif action < K.NUM_CARDS and obs[K.O_HISTORY + i] < 2 * K.H_LAYOFF:
+            if action in face_up:
+                return _unplayable(obs, i, f"{_card(action)} is already in the discard pile")
+            face_up.add(action)
+    return None
 
 
 def _differences(given: Mapping[str, Any], replayed: Mapping[str, Any]) -> str:
