@@ -92,6 +92,19 @@ def test_a_malformed_card_is_named_and_changes_nothing():
     assert _unchanged(game) == before
 
 
+def test_words_past_a_moves_cards_make_an_unknown_move_not_a_malformed_card():
+    """Gin's moves name no place: CardVerse's form of a lay-off is no gin move, and says so
+    instead of calling 'on' a malformed card. Cards past the most a verb names are still read
+    as cards (a meld too long is illegal by its rule; a repeated card is named)."""
+    game = Game.from_json(GIN_LAYOFF)
+    before = _unchanged(game)
+    for text in ("lay off KH on meld 0 (high end)", "pass now"):
+        with pytest.raises(MeldmindError, match="unknown move") as refused:
+            game.play(text)
+        assert not isinstance(refused.value, CardError)
+    assert _unchanged(game) == before
+
+
 def test_a_move_of_another_phase_is_illegal_with_the_reason():
     in_discard, in_layoff = Game.from_json(GIN_DISCARD), Game.from_json(GIN_LAYOFF)
     over = Game.from_json(GIN_LAYOFF)

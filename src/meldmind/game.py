@@ -25,7 +25,7 @@ from typing import Any, Literal, Mapping, Union
 import numpy as np
 
 from .cards import fold_case, format_card, parse_cards
-from .errors import IllegalMove, MeldmindError, OptionError, check_version, parse_json, shown
+from .errors import CardError, IllegalMove, MeldmindError, OptionError, check_version, parse_json, shown
 from .games.fields import schema_fields, unknown_field
 from .variants import (FLOAT_EXACT, SEED_LOW, checked_options, is_integer, is_json_integer,
                        is_positive_int, json_numbers, options_dict, seed_value)
@@ -98,28 +98,40 @@ def _move_phases(variant: str) -> dict[MoveKey, int]:
 
 
 @functools.cache
-def _move_forms(variant: str) -> tuple[list[list[str]], set[str], set[str]]:
-    """The verbs of a game's moves (as words, longest first), those of them that name cards,
-    and the words that start a place."""
+def _move_forms(variant: str) -> tuple[list[list[str]], dict[str, int], set[str]]:
+    """The verbs of a game's moves (as words, longest first), the most cards each verb names
+    (0 for a verb naming none), and the words that start a place."""
     keys = _move_phases(variant)
     verbs = sorted({verb for verb, _, _ in keys}, key=len, reverse=True)
-    return ([verb.split() for verb in verbs], {verb for verb, cards, _ in keys if cards},
+    most_cards: dict[str, int] = {}
+    for verb, cards, _ in keys:
+        most_cards[verb] = max(most_cards.get(verb, 0), len(cards))
+    return ([verb.split() for verb in verbs], most_cards,
             {place.split()[0] for _, _, place in keys if place})
+
+
+def _is_card(variant: str, token: str) -> bool:
+    try:
+        parse_cards(variant, [token])
+    except CardError:
+        return False
+    return True
 
 
 @functools.lru_cache(maxsize=4096)     # a server's hints list the same few hundred moves
 def _read_move(variant: str, text: str) -> MoveKey | None:
     """The key of a move text; None when no verb of the game's moves begins it, or when words
-    follow a verb that names no card ("draw stock now"). A malformed card raises the card
-    parser's ``CardError`` naming it."""
+    that are no cards follow the most cards its verb names ("draw stock now"; in gin, which
+    has no places, "lay off 8H on meld 2"). A malformed card raises the card parser's
+    ``CardError`` naming it."""
     words = text.split()
-    verbs, card_verbs, place_words = _move_forms(variant)
+    verbs, most_cards, place_words = _move_forms(variant)
     verb = next((v for v in verbs if [fold_case(w, upper=False) for w in words[:len(v)]] == v), None)
     if verb is None:
         return None
     rest = words[len(verb):]
     end = next((i for i, w in enumerate(rest) if fold_case(w, upper=False) in place_words), len(rest))
-    if end and " ".join(verb) not in card_verbs:
+    if not all(_is_card(variant, w) for w in rest[most_cards[" ".join(verb)]:end]):
         return None
     return _move_key(variant, " ".join(verb), rest[:end], rest[end:])
 
