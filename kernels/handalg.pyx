@@ -605,6 +605,11 @@ class HandTooDense(MeldmindError):
     of a game comes near it)."""
 
 
+# Cython names the module by the name it compiled it under, kernels.handalg (setup.py); an
+# error is pickled by its module's name, so it takes the name it is imported under
+HandTooDense.__module__ = __name__
+
+
 MELD_DTYPE = np.dtype([("mask", np.uint64), ("joker_for", np.uint64), ("jokers", np.uint8),
                        ("kind", np.uint8), ("opening", np.int32)])
 

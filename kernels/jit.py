@@ -11,6 +11,7 @@ compiles every kernel again. (The stamp lives in a private attribute of numba's 
 """
 import hashlib
 import importlib.machinery
+import warnings
 from pathlib import Path
 
 import numba
@@ -30,11 +31,31 @@ def _fingerprint() -> str:
 FINGERPRINT = _fingerprint()
 
 
+_uncached_warned = False
+
+
+def _compile_uncached(function, options: dict, why: Exception):
+    """``function`` compiled without a cache, warning once per process: a read-only install
+    with no writable home leaves numba nowhere to write one, and refusing would stop every game."""
+    global _uncached_warned
+    if not _uncached_warned:
+        _uncached_warned = True
+        warnings.warn(f"meldmind's kernels run without numba's cache ({why}), so each process "
+                      "compiles them again (tens of seconds); set NUMBA_CACHE_DIR to a writable "
+                      "directory", RuntimeWarning, stacklevel=3)
+    return numba.njit(**{**options, "cache": False})(function)
+
+
 def njit(**options):
     """``numba.njit(**options)``; with ``cache=True``, the cache is also stamped with the
-    kernels' fingerprint."""
+    kernels' fingerprint, or left out (with a warning) when numba has nowhere to write it."""
     def compile_lazily(function):
-        dispatcher = numba.njit(**options)(function)
+        try:
+            dispatcher = numba.njit(**options)(function)
+        except RuntimeError as error:
+            if not (options.get("cache") and "cannot cache" in str(error)):
+                raise
+            return _compile_uncached(function, options, error)
         # absent with NUMBA_DISABLE_JIT=1 (and should numba rename it: the test then fails, while
         # the package still runs)
         index = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)

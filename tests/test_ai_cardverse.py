@@ -486,7 +486,8 @@ def test_search_is_independent_of_threads_and_of_splitting(level):
         ob = obs_of(st)
         v1, n1 = run_search(ob, level, 9 + i, [(0, 10)], threads=1)
         v2, n2 = run_search(ob, level, 9 + i, [(0, 10)], threads=numba.config.NUMBA_NUM_THREADS)
-        v3, n3 = run_search(ob, level, 9 + i, [(0, 3), (3, 1), (4, 6)], threads=2)
+        v3, n3 = run_search(ob, level, 9 + i, [(0, 3), (3, 1), (4, 6)],
+                            threads=min(2, numba.config.NUMBA_NUM_THREADS))
         v4 = np.zeros(K.NUM_ACTIONS)
         n4 = np.zeros(K.NUM_ACTIONS, np.int64)
         AI.search_serial(ob, level, 9 + i, 0, 10, v4, n4)

@@ -57,3 +57,21 @@ def test_the_fingerprint_follows_the_files(tmp_path, monkeypatch):
     before = jit._fingerprint()
     (tmp_path / "layout.py").write_text("S_HAND = 2\n")
     assert jit._fingerprint() != before
+
+
+def test_with_nowhere_to_write_a_cache_the_kernels_run_uncached_with_one_warning():
+    """A read-only install run by a user with no writable home: numba finds no cache locator
+    (simulated here), and the games still play, compiled afresh, with one warning."""
+    code = ("import numba.core.dispatcher as dispatcher\n"
+            "def no_locator(py_func):\n"
+            "    raise RuntimeError(f'cannot cache function {py_func.__name__!r}: no locator "
+            "available for file')\n"
+            "dispatcher.FunctionCache = no_locator\n"
+            "import meldmind\n"
+            "game = meldmind.new_game('gin', seed=1)\n"
+            "print([move.text for move in game.legal_moves()])\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.split("\n")[0] == "['draw upcard', 'pass']"
+    assert run.stderr.count("RuntimeWarning") == 1
+    assert "run without numba's cache (cannot cache function" in run.stderr
+    assert "set NUMBA_CACHE_DIR to a writable directory" in run.stderr

@@ -8,6 +8,7 @@ value 1-12, joker 0 but still one card.
 Rami opening values (§2.1): 2-10 face, J/Q/K 10, ace 1 lowest in a run / 11 highest in a run /
 11 in a group, joker = the card it represents.
 """
+import pickle
 from collections import Counter
 
 import pytest
@@ -543,5 +544,8 @@ def test_kirolo_whole_deck_is_forty_runs():
 def test_kirolo_hand_past_the_kernels_capacity_is_an_input_error():
     hand = [f"{e}{v:02d}{copy}" for e in ("FI", "WA", "EA", "WO", "ME") for v in range(1, 13)
             for copy in "ab"] + ["JOKER"] * 16
-    with pytest.raises(meldmind.MeldmindError, match="forms more than 2048 melds"):
+    with pytest.raises(meldmind.MeldmindError, match="forms more than 2048 melds") as refused:
         analyze_hand("kirolo", hand)
+    # a worker process hands its errors back pickled
+    again = pickle.loads(pickle.dumps(refused.value))
+    assert isinstance(again, meldmind.MeldmindError) and str(again) == str(refused.value)
