@@ -4,6 +4,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -77,17 +78,39 @@ def test_auto_uses_ray_only_when_a_ray_cluster_is_in_use(local_ray, monkeypatch)
     assert _ray_backend("auto") is None               # no cluster: local processes
 
 
-def test_ctrl_c_stops_an_arena_on_processes():
-    """Ctrl-C drops the batches not yet started: the command ends with status 130 instead of
-    playing out the rest (here about ten minutes of master against expert)."""
-    arena = subprocess.Popen([sys.executable, "-m", "meldmind.cli", "arena", "gin", "master",
-                              "expert", "--deals", "2000", "--processes", "2"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(10)
-    arena.send_signal(signal.SIGINT)
+def _children(pid):
+    return {int(task.name) for task in Path("/proc").iterdir() if task.name.isdigit()
+            and _parent_of(task) == pid}
+
+
+def _parent_of(task):
     try:
-        _, err = arena.communicate(timeout=120)
+        return int(next(line for line in (task / "status").read_text().splitlines()
+                        if line.startswith("PPid:")).split()[1])
+    except (OSError, StopIteration):    # the process ended meanwhile
+        return None
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_ctrl_c_stops_an_arena_on_processes_at_once():
+    """SIGINT to the arena's process alone (a supervisor's stop): status 130 within seconds, no
+    traceback, no worker left. Its batches under way are full CardVerse games of master against
+    expert, minutes each, which the workers are stopped in the middle of, not waited for."""
+    arena = subprocess.Popen([sys.executable, "-m", "meldmind.cli", "arena", "cardverse",
+                              "master", "expert", "--deals", "40", "--processes", "2"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             # a shell's background job starts with SIGINT ignored: not this one
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(12)
+    workers = _children(arena.pid)
+    assert workers
+    arena.send_signal(signal.SIGINT)
+    stopped = time.perf_counter()
+    try:
+        _, err = arena.communicate(timeout=60)
     finally:
         arena.kill()
     assert arena.returncode == 130 and "Traceback" not in err
-
+    assert time.perf_counter() - stopped < 10
+    time.sleep(2)
+    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()]

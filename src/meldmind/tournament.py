@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 import os
+import signal
 import sys
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from multiprocessing import get_context
 from types import ModuleType
@@ -235,6 +235,18 @@ def _run_on_ray(ray, jobs: list[tuple], in_flight: int | None, done) -> list:
     return parts
 
 
+def _local_worker() -> None:
+    """A local worker process: one numba thread, and Ctrl-C left to the arena's own process,
+    which stops the workers itself rather than have each print its interruption."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _single_thread_worker()
+
+
+def _play_indexed(indexed_job: tuple[int, tuple]) -> tuple[int, Any]:
+    index, job = indexed_job
+    return index, _play_deals(*job)
+
+
 def _run_on_processes(jobs: list[tuple], processes: int, done) -> list:
     """The jobs on local processes (in this one when ``processes`` is 1), in the jobs' order."""
     parts: list[Any] = [None] * len(jobs)
@@ -243,17 +255,13 @@ def _run_on_processes(jobs: list[tuple], processes: int, done) -> list:
             parts[index] = _play_deals(*job)
             done(parts[index])
         return parts
-    pool = ProcessPoolExecutor(max_workers=processes, mp_context=get_context("spawn"),
-                               initializer=_single_thread_worker)
-    try:
-        futures = {pool.submit(_play_deals, *job): index for index, job in enumerate(jobs)}
-        for future in as_completed(futures):
-            parts[futures[future]] = future.result()
-            done(parts[futures[future]])
-        return parts
-    finally:
-        # after Ctrl-C or an error the batches not yet started are dropped, not played out
-        pool.shutdown(wait=True, cancel_futures=True)
+    # leaving the pool terminates its workers: after Ctrl-C or an error the batches under way
+    # stop at once (a batch of full CardVerse games runs for minutes), and the rest never start
+    with get_context("spawn").Pool(min(processes, len(jobs)), initializer=_local_worker) as pool:
+        for index, part in pool.imap_unordered(_play_indexed, enumerate(jobs)):
+            parts[index] = part
+            done(part)
+    return parts
 
 
 def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: int = 0,
