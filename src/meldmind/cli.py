@@ -277,8 +277,8 @@ def build_parser() -> argparse.ArgumentParser:
         "demo", help="short arenas on both games, then one hint",
         description="Short mirrored arenas of the AI levels on CardVerse and gin, with progress "
                     "bars and a results table, then a master hint for a sample gin position, "
-                    "with its explanation (about 25 s here; one to two minutes more the first "
-                    "time, while numba compiles the kernels of both games).")
+                    "with its explanation (about 20 s here, and 40 s more the first time, while "
+                    "numba compiles the kernels of both games; longer on a busy machine).")
     demo.add_argument("--seed", type=int, default=0,
                       help="seed of the deals, the searches and the sample position (default: 0)")
     demo.set_defaults(run=_demo)
