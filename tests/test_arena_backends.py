@@ -1,5 +1,6 @@
 """Where the arena's games run (ARCHITECTURE.md "Scaling out"): local processes, or one Ray task
 per batch of deals. The result does not depend on the backend."""
+import os
 import signal
 import subprocess
 import sys
@@ -114,3 +115,24 @@ def test_ctrl_c_stops_an_arena_on_processes_at_once():
     assert time.perf_counter() - stopped < 10
     time.sleep(2)
     assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_a_worker_that_dies_fails_the_arena_instead_of_hanging_it():
+    """A worker killed (by the OOM killer, say) loses its batch: the arena stops with an error
+    within seconds rather than wait for that batch forever."""
+    arena = subprocess.Popen([sys.executable, "-m", "meldmind.cli", "arena", "cardverse",
+                              "master", "expert", "--deals", "40", "--processes", "2"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(12)
+    workers = [pid for pid in _children(arena.pid)
+               if b"resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    assert workers
+    os.kill(workers[0], signal.SIGKILL)
+    killed = time.perf_counter()
+    try:
+        _, err = arena.communicate(timeout=60)
+    finally:
+        arena.kill()
+    assert arena.returncode not in (0, None) and "BrokenProcessPool" in err
+    assert time.perf_counter() - killed < 10

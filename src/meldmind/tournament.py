@@ -13,6 +13,7 @@ import math
 import os
 import signal
 import sys
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from multiprocessing import get_context
 from types import ModuleType
@@ -242,26 +243,39 @@ def _local_worker() -> None:
     _single_thread_worker()
 
 
-def _play_indexed(indexed_job: tuple[int, tuple]) -> tuple[int, Any]:
-    index, job = indexed_job
-    return index, _play_deals(*job)
-
-
 def _run_on_processes(jobs: list[tuple], processes: int, done) -> list:
-    """The jobs on local processes (in this one when ``processes`` is 1), in the jobs' order."""
+    """The jobs on local processes (in this one when ``processes`` is 1), in the jobs' order. A
+    worker that dies (killed, out of memory) fails the arena with ``BrokenProcessPool``."""
     parts: list[Any] = [None] * len(jobs)
     if processes == 1:
         for index, job in enumerate(jobs):
             parts[index] = _play_deals(*job)
             done(parts[index])
         return parts
-    # leaving the pool terminates its workers: after Ctrl-C or an error the batches under way
-    # stop at once (a batch of full CardVerse games runs for minutes), and the rest never start
-    with get_context("spawn").Pool(min(processes, len(jobs)), initializer=_local_worker) as pool:
-        for index, part in pool.imap_unordered(_play_indexed, enumerate(jobs)):
-            parts[index] = part
-            done(part)
-    return parts
+    pool = ProcessPoolExecutor(max_workers=min(processes, len(jobs)),
+                               mp_context=get_context("spawn"), initializer=_local_worker)
+    try:
+        futures = {pool.submit(_play_deals, *job): index for index, job in enumerate(jobs)}
+        for future in as_completed(futures):
+            parts[futures[future]] = future.result()
+            done(parts[futures[future]])
+        return parts
+    except BaseException:
+        # Ctrl-C or an error: the batches under way are stopped, not waited for (a batch of
+        # full CardVerse games runs for minutes), and the rest never start
+        _stop_workers(pool)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    terminate = getattr(pool, "terminate_workers", None)     # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((pool._processes or {}).values()):  # type: ignore[attr-defined]
+        process.terminate()
 
 
 def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: int = 0,
