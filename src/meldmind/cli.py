@@ -257,10 +257,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     hint = commands.add_parser(
         "hint", help="suggest a move for an observation JSON on stdin", epilog=HINT_EPILOG,
-        description="Reads an observation (docs/json-protocol.md) of the seat to move and prints "
-                    "the suggested move as JSON, with its value, the alternatives and a plain "
-                    "explanation. Without --budget-ms or --iterations a search level searches "
-                    "its default number of determinizations (README: Strength).")
+        description="Reads an observation (docs/json-protocol.md, in meldmind's sources and "
+                    "sdist) of the seat to move and prints the suggested move as JSON, with its "
+                    "value, the alternatives and a plain explanation. Without --budget-ms or "
+                    "--iterations a search level searches its default number of determinizations "
+                    "(README: Strength).")
     hint.add_argument("--level", default="master", help=LEVELS_HELP + " (default: master)")
     hint.add_argument("--budget-ms", type=float, default=None,
                       help="search time, in ms (the search runs at least 16 determinizations)")
