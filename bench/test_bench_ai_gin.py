@@ -2,9 +2,9 @@
 
 Timings (pytest-benchmark):
 
-* ``test_decision[all-master]`` and ``[all-expert]``: one decision at the level's default budget on ONE
-  thread, cycling through every decision (n > 1) of 30 recorded games, so the median is the
-  median decision; discard decisions alone are in ``test_decision[discards-...]``.
+* ``test_decision[all-master]`` and ``[all-expert]``: one decision at the level's default
+  budget on ONE thread, cycling through every decision (n > 1) of 30 recorded games, so the
+  median is the median decision; discard decisions alone are in ``test_decision[discards-...]``.
 * ``test_flat_discard_512``: the reference workload, a flat Monte Carlo discard decision over
   512 determinizations with greedy (easy) playouts, every legal move played out once per
   determinization (11 discards here: 5,632 playouts), on 2 threads (a Rust engine reports

@@ -798,5 +798,6 @@ def play_games(params, deal_seeds, levels, iterations, ai_seed, one_hand, out):
     in parallel (each game on one thread); ``out[i]`` = that game's returns (``play_game``) or
     first-hand differentials (``play_hand``)."""
     for i in prange(deal_seeds.shape[0]):
-        _play(params, deal_seeds[i], levels[i], iterations[i], _seed_of(ai_seed, np.int64(i), 6), out[i],
+        _play(params, deal_seeds[i], levels[i], iterations[i], _seed_of(ai_seed, np.int64(i), 6),
+              out[i],
               one_hand)

@@ -92,27 +92,41 @@ def _parent_of(task):
         return None
 
 
-@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
-def test_ctrl_c_stops_an_arena_on_processes_at_once():
-    """SIGINT to the arena's process alone (a supervisor's stop): status 130 within seconds, no
-    traceback, no worker left. Its batches under way are full CardVerse games of master against
-    expert, minutes each, which the workers are stopped in the middle of, not waited for."""
+def _arena_under_way():
+    """A CardVerse arena of master against expert on two worker processes, 12 s in (its batches
+    are full games, minutes each): the arena's process and its workers."""
     arena = subprocess.Popen([sys.executable, "-m", "meldmind.cli", "arena", "cardverse",
                               "master", "expert", "--deals", "40", "--processes", "2"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              # a shell's background job starts with SIGINT ignored: not this one
                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(12)
-    workers = _children(arena.pid)
+    workers = [pid for pid in _children(arena.pid)
+               if b"resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_bytes()]
     assert workers
-    arena.send_signal(signal.SIGINT)
-    stopped = time.perf_counter()
+    return arena, workers
+
+
+def _ended(arena):
+    """The arena's stderr once it ends (killed if it has not in a minute), and the seconds that
+    took."""
+    started = time.perf_counter()
     try:
         _, err = arena.communicate(timeout=60)
     finally:
         arena.kill()
+    return err, time.perf_counter() - started
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_ctrl_c_stops_an_arena_on_processes_at_once():
+    """SIGINT to the arena's process alone (a supervisor's stop): status 130 within seconds, no
+    traceback, no worker left; the games under way are stopped, not waited for."""
+    arena, workers = _arena_under_way()
+    arena.send_signal(signal.SIGINT)
+    err, seconds = _ended(arena)
     assert arena.returncode == 130 and "Traceback" not in err
-    assert time.perf_counter() - stopped < 10
+    assert seconds < 10
     time.sleep(2)
     assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()]
 
@@ -121,18 +135,8 @@ def test_ctrl_c_stops_an_arena_on_processes_at_once():
 def test_a_worker_that_dies_fails_the_arena_instead_of_hanging_it():
     """A worker killed (by the OOM killer, say) loses its batch: the arena stops with an error
     within seconds rather than wait for that batch forever."""
-    arena = subprocess.Popen([sys.executable, "-m", "meldmind.cli", "arena", "cardverse",
-                              "master", "expert", "--deals", "40", "--processes", "2"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(12)
-    workers = [pid for pid in _children(arena.pid)
-               if b"resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_bytes()]
-    assert workers
+    arena, workers = _arena_under_way()
     os.kill(workers[0], signal.SIGKILL)
-    killed = time.perf_counter()
-    try:
-        _, err = arena.communicate(timeout=60)
-    finally:
-        arena.kill()
+    err, seconds = _ended(arena)
     assert arena.returncode not in (0, None) and "BrokenProcessPool" in err
-    assert time.perf_counter() - killed < 10
+    assert seconds < 10

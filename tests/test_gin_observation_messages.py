@@ -183,8 +183,8 @@ def test_a_discard_of_a_card_face_up_is_named_whoever_puts_it_down():
     assert _refusal(_edited(opponent_discards("JD"))) == (
         "'history[3]' (discard JD) is illegal there for seat 0: JD is already in the discard pile")
     repeat = _edited(lambda d: d["history"].__setitem__(7, {"seat": 0, "move": "discard 10C"}))
-    assert _refusal(repeat) == (
-        "'history[7]' (discard 10C) is illegal there for seat 0: 10C is already in the discard pile")
+    assert _refusal(repeat) == ("'history[7]' (discard 10C) is illegal there for seat 0: 10C is "
+                                "already in the discard pile")
 
 
 @pytest.mark.parametrize("k", [4, 8, 12])

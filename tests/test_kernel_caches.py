@@ -32,7 +32,8 @@ _CALL = ("import numpy as np\n"
          "jit.FINGERPRINT = {fingerprint!r}\n"
          "from meldmind.kernels.rng import seed_slot\n"
          "seed_slot(np.zeros(1, dtype=np.int64), 0, 5)\n"
-         "print(sum(seed_slot.stats.cache_hits.values()), sum(seed_slot.stats.cache_misses.values()))")
+         "stats = seed_slot.stats\n"
+         "print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()))")
 
 
 def _hits_and_misses(cache_dir, fingerprint):

@@ -25,7 +25,8 @@ from typing import Any, Literal, Mapping, Union
 import numpy as np
 
 from .cards import fold_case, format_card, parse_cards
-from .errors import CardError, IllegalMove, MeldmindError, OptionError, check_version, parse_json, shown
+from .errors import (CardError, IllegalMove, MeldmindError, OptionError, check_version,
+                     parse_json, shown)
 from .games.fields import schema_fields, unknown_field
 from .variants import (FLOAT_EXACT, SEED_LOW, checked_options, is_integer, is_json_integer,
                        is_positive_int, json_numbers, options_dict, seed_value)

@@ -435,16 +435,13 @@ def _check_scores(o: list[int], n: int) -> None:
     # each ended hand gave points (at least 1: the others hold cards) to its winner alone
     ended = o[K.O_HAND_NO] - (0 if over else 1)
     for p, score in enumerate(scores):
-        if score and p != last and ended == 1:
-            raise _Reader.fail(f"'scores[{p}]' is {score}, but only one hand has ended, and seat "
-                               f"{last} won it ('last_hand.winner')")
-    if ended == 1 and scores[last] != sum(others):
-        raise _Reader.fail(f"'scores[{last}]' is {scores[last]}, but only one hand has ended, in "
-                           f"which seat {last} won {sum(others)} points ('last_hand')")
-    if sum(score > 0 for score in scores) > ended:
-        raise _Reader.fail(f"'scores' give points to {sum(score > 0 for score in scores)} seats, "
-                           f"but {ended} hands have ended ('hand_number'), and only a hand's "
-                           "winner scores")
+        if ended == 1 and score != (sum(others) if p == last else 0):
+            raise _Reader.fail(f"'scores[{p}]' is {score}, but only one hand has ended, in which "
+                               f"seat {last} won {sum(others)} points ('last_hand')")
+    scoring = sum(score > 0 for score in scores)
+    if scoring > ended:
+        raise _Reader.fail(f"'scores' give points to {scoring} seats, but {ended} hands have "
+                           "ended ('hand_number'), and only a hand's winner scores")
 
 
 def observation_array(d: Mapping[str, Any]) -> np.ndarray:
