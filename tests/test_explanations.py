@@ -266,6 +266,11 @@ def _check_decline_claim(variant, obs, text, searched):
     hand = frozenset(obs["hand"])
     top = obs["upcard"] if variant == "gin" else obs["discard_pile"][-1]
     cards = hand | {top}
+    forced = variant == "gin" and obs["phase"] == "first_upcard" and \
+        obs["passed_first_upcard"] == [True, True]
+    assert forced == ("both players passed the first upcard, so you draw from the stock" in text)
+    if forced:
+        return "forced"
     fits = re.search(r": (\S+) fits none of your melds\.", text)
     lays_off = re.search(r": (\S+) could be laid off on ([^,]+), but (the search|this level) "
                          r"prefers an unseen card\.", text)
@@ -311,7 +316,7 @@ def test_decline_explanations_over_random_positions():
             text = explain(variant, obs, move, 0.0 if searched else None, ())
             kinds[variant].add(_check_decline_claim(variant, obs, text, searched))
     assert kinds["gin"] >= {"fits none", ("completes", "no lower"), ("completes", "prefers"),
-                            ("makes", "prefers")}
+                            ("makes", "prefers"), "forced"}
     assert kinds["cardverse"] >= {"fits none", ("completes", "prefers"), "lay off"}
 
 
@@ -558,6 +563,18 @@ def test_a_first_hand_to_100_is_valued_in_points():
     assert not _hand_may_end_game(obs)
     hint = meldmind.suggest(obs, level="expert", iterations=48, seed=1)
     assert f"The search expects {hint.value * 100:+.1f} points for you" in hint.explanation
+    assert "average opponent" not in hint.explanation
+
+
+def test_three_players_value_points_against_the_average_opponent():
+    """With three seats a hand another seat wins returns minus half its points (a loser's share),
+    so the points are said to be against the average opponent."""
+    game = new_game("cardverse", seed=3, options={"num_players": 3, "target_score": 1000})
+    obs = game.observation(0)
+    assert not _hand_may_end_game(obs)
+    hint = meldmind.suggest(obs, level="expert", iterations=48, seed=1)
+    assert (f"The search expects {hint.value * 1000:+.1f} points for you against the average "
+            f"opponent") in hint.explanation, hint.explanation
 
 
 # ---------------------------------------------------------------------------------------------
@@ -577,35 +594,58 @@ def _ends_the_hand(variant, game, move):
     return ended, ended and obs["last_hand"]["end"]
 
 
+def _stalling_move(game, obs, rng):
+    """Gin: take every upcard and discard another card, toward the 50-take limit."""
+    texts = [m.text for m in game.legal_moves()]
+    if "draw upcard" in texts:
+        return "draw upcard"
+    others = [t for t in texts if t.startswith("discard") and t != f"discard {obs['prev_upcard']}"]
+    return rng.choice(others or texts)
+
+
 def test_explanations_say_when_a_move_ends_the_hand():
-    claims = {"out": 0, "repeated_move": 0, "empty_stock": 0}
+    claims = {"out": 0, "repeated_move": 0, "empty_stock": 0, "upcard_limit": 0, "max_turns": 0}
     rng = random.Random(5)
     for variant in ("gin", "cardverse"):
         for number in range(60):
-            options = {"ace_high": number % 2 == 1} if variant == "cardverse" else None
+            options = {"ace_high": number % 2 == 1, "max_turns": 300 if number % 3 else 9} \
+                if variant == "cardverse" else None
+            stalling = variant == "gin" and number % 3 == 0
             game = new_game(variant, seed=rng.randrange(1 << 30), options=options)
             while not game.is_over:
                 obs = game.observation(game.to_move)
-                # draws only near the end of the stock, where drawing may end the hand
-                kinds = ("discard", "lay", "draw") if obs["stock_size"] <= 2 else ("discard", "lay")
+                # draws only where drawing may end the hand: near the end of the stock, or at
+                # gin's last upcard take
+                may_end = obs["stock_size"] <= 2 or obs.get("upcard_draws") == 49
+                kinds = ("discard", "lay", "draw") if may_end else ("discard", "lay")
                 for move in game.legal_moves():
                     if move.text.split()[0] not in kinds:
                         continue
                     ended, how = _ends_the_hand(variant, game, move)
                     text = explain(variant, obs, move, None, ())
-                    said_out = "so you go out and win the hand" in text
-                    said_draw = "ends the hand as a draw" in text
+                    said = {"out": "so you go out and win the hand" in text,
+                            "repeated_move": "throwing back yours too ends the hand as a draw" in text,
+                            "upcard_limit": "50th upcard taken, which ends the hand as a draw" in text}
+                    for how_said, claimed in said.items():
+                        assert claimed == (ended and how == how_said), text
+                        claims[how_said] += claimed
                     empty = re.search(r"the stock is empty, so this ends the hand, and the lowest "
                                       r"hand value wins it; yours is (\d+)\.$", text)
-                    assert said_out == (ended and how == "out"), text
-                    assert said_draw == (ended and how == "repeated_move"), text
+                    last = re.search(r"it completes the last turn the hand allows \(max_turns\), so "
+                                     r"the hand ends, and the lowest hand value wins it; yours is "
+                                     r"(\d+)\.$", text)
                     assert bool(empty) == (ended and how == "empty_stock"), text
-                    if empty:
-                        held = sum(_value(c, _ace_high(obs)) for c in obs["hand"])
-                        assert int(empty.group(1)) == held, text
-                    claims["out"] += said_out
-                    claims["repeated_move"] += said_draw
+                    assert bool(last) == (ended and how == "max_turns"), text
+                    kept = [c for c in obs["hand"] if c not in move.text.split()[1:]]
+                    for found, cards in ((empty, obs["hand"]), (last, kept)):
+                        if found:
+                            held = sum(_value(c, _ace_high(obs)) for c in cards)
+                            assert int(found.group(1)) == held, text
                     claims["empty_stock"] += bool(empty)
+                    claims["max_turns"] += bool(last)
+                if stalling:
+                    game.play(_stalling_move(game, obs, rng))
+                    continue
                 # random play, taking the upcard and throwing it straight back half the time
                 moves = game.legal_moves()
                 back = [m for m in moves if obs.get("prev_upcard") and
@@ -614,6 +654,21 @@ def test_explanations_say_when_a_move_ends_the_hand():
                 if variant == "cardverse" and game.observation(0)["hand_number"] > 1:
                     break
     assert min(claims.values()) >= 1, claims
+
+
+def test_a_forced_stock_draw_claims_no_preference():
+    """Both players passed the first upcard: the non-dealer must draw from the stock (§5)."""
+    game = new_game("gin", seed=3)
+    game.play("pass")
+    game.play("pass")
+    obs = game.observation(game.to_move)
+    assert [m.text for m in game.legal_moves()] == ["draw stock"]
+    for level, iterations in (("normal", None), ("master", 16)):
+        hint = meldmind.suggest(obs, level=level, iterations=iterations, seed=1)
+        assert hint.explanation.startswith(
+            "Draw from the stock: both players passed the first upcard, so you draw from the "
+            "stock."), hint.explanation
+        assert "prefers" not in hint.explanation
 
 
 def _respelt(obs):

@@ -164,7 +164,7 @@ import numpy as np
 from .analysis import HandAnalysis, analyze_batch, analyze_hand, layoff_targets
 from .cards import RANKS, SUITS, parse_cards
 from .game import Move
-from .games.cardverse import KERNEL as CARDVERSE_KERNEL
+from .games.cardverse import KERNEL as CARDVERSE_KERNEL, OPTIONS as CARDVERSE_OPTIONS
 from .games.gin import KERNEL as GIN_KERNEL, PARAMETERS as GIN_PARAMETERS
 
 RANK_NAMES = {"A": "aces", "2": "twos", "3": "threes", "4": "fours", "5": "fives", "6": "sixes",
@@ -187,8 +187,13 @@ def _related(variant: str, a: str, b: str) -> bool:
     return a[-1] == b[-1] and abs(order.index(_rank(a)) - order.index(_rank(b))) <= 2
 
 
+def _cardverse_option(obs: Mapping[str, Any], name: str) -> Any:
+    """A CardVerse option of the observation, its default when the observation leaves it out."""
+    return (obs.get("options") or {}).get(name, CARDVERSE_OPTIONS[name][1])
+
+
 def _ace_high(variant: str, obs: Mapping[str, Any]) -> bool:
-    return variant == "cardverse" and bool((obs.get("options") or {}).get("ace_high"))
+    return variant == "cardverse" and bool(_cardverse_option(obs, "ace_high"))
 
 
 def _analysis_options(variant: str, obs: Mapping[str, Any]) -> dict[str, bool] | None:
@@ -290,18 +295,31 @@ def _top_of_discard(variant: str, obs: Mapping[str, Any]) -> str | None:
     return pile[-1] if pile else None
 
 
-def _hand_end(variant: str, obs: Mapping[str, Any], laid: Sequence[str]) -> str | None:
-    """Why playing the cards ``laid`` (a discard, a meld, a lay-off) ends the hand, if it does:
-    going out in CardVerse (RULES.md §4.6), a second repeated move in gin (OpenSpiel ends the
-    hand when both players in turn throw back the upcard they took)."""
+def _hand_end(variant: str, obs: Mapping[str, Any], laid: Sequence[str],
+              discards: bool = False) -> str | None:
+    """Why playing the cards ``laid`` (a discard when ``discards``, a meld, a lay-off) ends the
+    hand, if it does: going out in CardVerse (RULES.md §4.6), or the discard that completes its
+    ``max_turns``-th turn; a second repeated move in gin (OpenSpiel ends the hand when both
+    players in turn throw back the upcard they took)."""
     hand = list(obs.get("hand", []))
     if variant == "cardverse" and hand and set(hand) <= set(laid):
         return "it empties your hand, so you go out and win the hand"
-    if variant == "gin" and obs.get("phase") == "discard" and obs.get("repeated_move") and \
-            list(laid) == [obs.get("prev_upcard")]:
+    if discards and variant == "cardverse" and \
+            obs.get("turn") == _cardverse_option(obs, "max_turns") - 1:
+        rest = [card for card in hand if card not in laid]
+        return (f"it completes the last turn the hand allows (max_turns), so the hand ends, and "
+                f"the lowest hand value wins it; yours is {_cardverse_value(obs, rest)}")
+    if discards and variant == "gin" and obs.get("phase") == "discard" and \
+            obs.get("repeated_move") and list(laid) == [obs.get("prev_upcard")]:
         return ("your opponent threw back the upcard it took, and throwing back yours too ends "
                 "the hand as a draw: no one scores")
     return None
+
+
+def _cardverse_value(obs: Mapping[str, Any], cards: Sequence[str]) -> int:
+    """What ``cards`` count against a CardVerse seat when the hand ends without its going out."""
+    ace_high = _ace_high("cardverse", obs)
+    return sum(int(CARDVERSE_KERNEL.card_value(c, ace_high)) for c in parse_cards("cardverse", cards))
 
 
 def _table_meld_for(variant: str, obs: Mapping[str, Any], card: str) -> str | None:
@@ -359,7 +377,7 @@ def _no_rediscard(variant: str, obs: Mapping[str, Any]) -> list[str]:
     """The card the seat may not discard this turn: CardVerse's card just taken from the
     discard pile, unless the option allows it back (RULES.md §4.10, Decision 6)."""
     taken = obs.get("taken_this_turn") if variant == "cardverse" else None
-    allowed_back = not (obs.get("options") or {}).get("no_immediate_rediscard", True)
+    allowed_back = not _cardverse_option(obs, "no_immediate_rediscard")
     return [] if taken is None or allowed_back else [taken]
 
 
@@ -440,11 +458,8 @@ def _decline_reason(variant: str, obs: Mapping[str, Any], prefers: str) -> str:
 
 def _empty_stock_reason(obs: Mapping[str, Any]) -> str:
     """CardVerse's draw from an empty stock ends the hand (RULES.md §4.6)."""
-    ace_high = _ace_high("cardverse", obs)
-    value = sum(int(CARDVERSE_KERNEL.card_value(c, ace_high))
-                for c in parse_cards("cardverse", obs.get("hand", [])))
     return (f"the stock is empty, so this ends the hand, and the lowest hand value wins it; "
-            f"yours is {value}")
+            f"yours is {_cardverse_value(obs, obs.get('hand', []))}")
 
 
 def _gin_pass_reason(obs: Mapping[str, Any], prefers: str) -> str:
@@ -486,7 +501,7 @@ def _points_per_unit(variant: str, obs: Mapping[str, Any]) -> float:
     """Points of one unit of the search's value: gin's values are hand points, CardVerse's are
     shares of the target score."""
     if variant == "cardverse":
-        return float((obs.get("options") or {}).get("target_score", 100))
+        return float(_cardverse_option(obs, "target_score"))
     return 1.0
 
 
@@ -496,7 +511,7 @@ def _hand_may_end_game(obs: Mapping[str, Any]) -> bool:
     A winner collects the others' hands, which hold at most as many cards as now, each worth at
     most 10 (11 with ``ace_high``)."""
     sizes, target = obs["hand_sizes"], _points_per_unit("cardverse", obs)
-    most = 11 if (obs.get("options") or {}).get("ace_high") else 10
+    most = 11 if _cardverse_option(obs, "ace_high") else 10
     return any(score + most * (sum(sizes) - sizes[seat]) >= target
                for seat, score in enumerate(obs["scores"]))
 
@@ -534,6 +549,8 @@ def _value_sentence(variant: str, obs: Mapping[str, Any], value: float | None,
                    f"{lost:+.2g})")
     else:
         expects = f" The search expects {value * scale:+.{digits}f} points for you"
+        if variant == "cardverse" and len(obs["hand_sizes"]) > 2:   # a loser's return is shared
+            expects += " against the average opponent"
     if not others:
         return expects + "."
     gap = _shown_gap(variant, obs, value, others[0])
@@ -554,16 +571,25 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
     text = move.text
     words = text.split()
     if words[0] == "discard":
-        reason = _hand_end(variant, obs, words[1:]) or _discard_reason(variant, obs, words[1])
+        reason = _hand_end(variant, obs, words[1:], discards=True) or \
+            _discard_reason(variant, obs, words[1])
         head = f"Discard {words[1]}"
     elif text in ("draw upcard", "take discard"):
         top = _top_of_discard(variant, obs)
         assert top is not None, "a take is legal only from a non-empty discard pile"
-        head, reason = f"Take the {top}", _take_reason(variant, obs, top)
+        head = f"Take the {top}"
+        limit = GIN_KERNEL.MAX_DRAW_UPCARD
+        if variant == "gin" and obs.get("phase") == "draw" and obs.get("upcard_draws") == limit - 1:
+            reason = f"it is the {limit}th upcard taken, which ends the hand as a draw: no one scores"
+        else:
+            reason = _take_reason(variant, obs, top)
     elif text == "draw stock":
         head = "Draw from the stock"
         if variant == "cardverse" and obs.get("stock_size") == 0:
             reason = _empty_stock_reason(obs)
+        elif variant == "gin" and obs.get("phase") == "first_upcard" and \
+                obs.get("passed_first_upcard") == [True, True]:
+            reason = "both players passed the first upcard, so you draw from the stock"
         else:
             reason = _decline_reason(variant, obs, _unseen_card_preference(
                 variant, obs, value, alternatives, move))
