@@ -6,7 +6,7 @@ hidden hand at every decision: what the master target of 70 % asks of the oppone
 
 The number of deal pairs comes from MELDMIND_STRENGTH_PAIRS (default 1, a smoke run); the
 README's figures come from `MELDMIND_STRENGTH_PAIRS=1000 NUMBA_NUM_THREADS=1 pytest
-bench/test_bench_openspiel_strength.py -k simple -s` (7 minutes), 1,000 pairs of `-k peeking`
+bench/test_bench_openspiel_strength.py -k level_vs -s` (7 minutes), 1,000 pairs of `-k peeking`
 (about 25 minutes) and 200 pairs of `-k ismcts` (65 minutes).
 """
 import os
