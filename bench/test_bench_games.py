@@ -1,5 +1,6 @@
-"""Random-play throughput of the game kernels, one core. The reference, in the same run, is
-OpenSpiel's C++ gin_rummy played by uniform random bots through ``pyspiel.evaluate_bots``.
+"""Random-play throughput of the game kernels, one core. The references, in the same run, are
+OpenSpiel's C++ gin_rummy played by uniform random bots through ``pyspiel.evaluate_bots``, and
+RLCard's Python ``gin-rummy`` environment played by its random agents.
 
 Games per second = GAMES / the benchmark's time."""
 import numpy as np
@@ -36,6 +37,21 @@ def test_reference_openspiel_random_gin_games(benchmark):
     def run():
         for seed in range(REFERENCE_GAMES):
             pyspiel.evaluate_bots(start.clone(), bots, seed)
+    benchmark(run)
+
+
+@pytest.mark.benchmark(group="random-games")
+def test_reference_rlcard_random_gin_games(benchmark):
+    """RLCard random games: REFERENCE_GAMES per round; scale by GAMES/REFERENCE_GAMES."""
+    rlcard = pytest.importorskip("rlcard", reason="install the bench extra for the reference")
+    from rlcard.agents import RandomAgent
+    env = rlcard.make("gin-rummy", config={"seed": 0})
+    env.set_agents([RandomAgent(num_actions=env.num_actions) for _ in range(env.num_players)])
+
+    def run():
+        for _ in range(REFERENCE_GAMES):
+            trajectories, payoffs = env.run(is_training=False)
+            assert len(payoffs) == 2
     benchmark(run)
 
 

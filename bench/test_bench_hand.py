@@ -1,5 +1,6 @@
-"""Hand-analysis throughput. The reference, measured in the same run, is OpenSpiel's C++
-``GinRummyUtils.min_deadwood`` on the same 10-card gin hands (needs the ``bench`` extra).
+"""Hand-analysis throughput. The references, measured in the same run, are OpenSpiel's C++
+``GinRummyUtils.min_deadwood`` and RLCard's Python ``get_best_meld_clusters`` on the same
+10-card gin hands (both need the ``bench`` extra).
 
 Per-hand figures: divide a batch benchmark's time by BATCH."""
 import random
@@ -72,6 +73,29 @@ def test_reference_openspiel_min_deadwood_gin_10(benchmark, gin10):
     def run():
         for h in hands:
             utils.min_deadwood(h)
+    benchmark(run)
+
+
+@pytest.mark.benchmark(group="batch-100k")
+def test_reference_rlcard_min_deadwood_gin_10(benchmark, gin10):
+    """RLCard's gin deadwood: its best meld clusters, then the cards they leave (10,000 hands;
+    scale by 10 to compare with the 100,000-hand rows)."""
+    pytest.importorskip("rlcard", reason="install the bench extra for the reference")
+    from rlcard.games.gin_rummy.utils import melding, utils
+    to_rlcard = ["SHDC".index("CDHS"[b // 13]) * 13 + b % 13 for b in range(52)]
+    hands = [[utils.get_card(to_rlcard[b]) for b in range(52) if int(h) >> b & 1]
+             for h in gin10[:REFERENCE_HANDS]]
+
+    def deadwood(hand):
+        clusters = melding.get_best_meld_clusters(hand)
+        return utils.get_deadwood_count(hand, clusters[0] if clusters else [])
+
+    expected = analyze_batch("gin", gin10[:REFERENCE_HANDS]).deadwood_points.tolist()
+    assert [deadwood(h) for h in hands[:1000]] == expected[:1000]
+
+    def run():
+        for h in hands:
+            deadwood(h)
     benchmark(run)
 
 
