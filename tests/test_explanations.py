@@ -623,9 +623,10 @@ def test_explanations_say_when_a_move_ends_the_hand():
                         continue
                     ended, how = _ends_the_hand(variant, game, move)
                     text = explain(variant, obs, move, None, ())
-                    said = {"out": "so you go out and win the hand" in text,
-                            "repeated_move": "throwing back yours too ends the hand as a draw" in text,
-                            "upcard_limit": "50th upcard taken, which ends the hand as a draw" in text}
+                    said = {how: phrase in text for how, phrase in (
+                        ("out", "so you go out and win the hand"),
+                        ("repeated_move", "throwing back yours too ends the hand as a draw"),
+                        ("upcard_limit", "50th upcard taken, which ends the hand as a draw"))}
                     for how_said, claimed in said.items():
                         assert claimed == (ended and how == how_said), text
                         claims[how_said] += claimed

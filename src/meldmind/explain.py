@@ -319,7 +319,8 @@ def _hand_end(variant: str, obs: Mapping[str, Any], laid: Sequence[str],
 def _cardverse_value(obs: Mapping[str, Any], cards: Sequence[str]) -> int:
     """What ``cards`` count against a CardVerse seat when the hand ends without its going out."""
     ace_high = _ace_high("cardverse", obs)
-    return sum(int(CARDVERSE_KERNEL.card_value(c, ace_high)) for c in parse_cards("cardverse", cards))
+    return sum(int(CARDVERSE_KERNEL.card_value(c, ace_high))
+               for c in parse_cards("cardverse", cards))
 
 
 def _table_meld_for(variant: str, obs: Mapping[str, Any], card: str) -> str | None:
@@ -580,7 +581,8 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
         head = f"Take the {top}"
         limit = GIN_KERNEL.MAX_DRAW_UPCARD
         if variant == "gin" and obs.get("phase") == "draw" and obs.get("upcard_draws") == limit - 1:
-            reason = f"it is the {limit}th upcard taken, which ends the hand as a draw: no one scores"
+            reason = (f"it is the {limit}th upcard taken, which ends the hand as a draw: "
+                      f"no one scores")
         else:
             reason = _take_reason(variant, obs, top)
     elif text == "draw stock":
