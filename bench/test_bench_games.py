@@ -50,7 +50,7 @@ def test_reference_rlcard_random_gin_games(benchmark):
 
     def run():
         for _ in range(REFERENCE_GAMES):
-            trajectories, payoffs = env.run(is_training=False)
+            _, payoffs = env.run(is_training=False)
             assert len(payoffs) == 2
     benchmark(run)
 
