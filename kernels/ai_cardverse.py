@@ -31,7 +31,10 @@ Levels (``policy``, levels 0-2):
   stock. PLAY lays the meld of a best partition whose remaining leftover keeps the most partial
   melds (then the bigger meld), then *useful* lay-offs: those of cards outside the best
   partition (highest card first; a lay-off of a card of a complete meld in hand would break it).
-  Laying off partial-meld cards too measured better than keeping them. DISCARD argmax of
+  Laying off partial-meld cards too measured better than keeping them. A hand that is all one
+  meld it may not lay (``discard_to_win``: laying it would empty the hand) lays off any of its
+  cards, highest first, since a discard would break the meld anyway and the lay-offs may take
+  it out. DISCARD argmax of
   ``value(c) - 8 [c in a partial meld] - 6 feed_risk(c)`` over the legal leftover cards (all
   legal discards when no leftover card may be discarded).
 
@@ -478,7 +481,9 @@ def _normal(obs, legal, n):
     if a >= 0:
         return a
     left = _leftover(hand, ace_high)
-    a = _best_layoff(legal, n, left, ace_high)
+    # a hand that is one meld it may not lay (discard_to_win) lays its cards off, which may
+    # take it out, rather than break the meld by a discard
+    a = _best_layoff(legal, n, left if left else FULL_DECK, ace_high)
     if a >= 0:
         return a
     inside, _ = _partials(left, live)

@@ -7,8 +7,11 @@ import random
 import re
 from functools import cache
 
+import pytest
+
 import meldmind
 from meldmind import analyze_hand, new_game
+from meldmind.ai import Alternative
 from meldmind.explain import explain
 from meldmind.game import Move
 
@@ -720,3 +723,78 @@ def test_a_search_that_ranks_the_upcard_higher_does_not_say_it_prefers_an_unseen
             assert prefers == (not compared or " more " in values or "more surely" in values), \
                 hint.explanation
     assert said == {True, False}
+
+
+def test_a_partial_meld_completed_only_by_the_lowest_card_of_the_run_order_is_partial():
+    """§4.9: a partial meld is two cards of one suit at rank distance 1-2 "whose completing card
+    is not yet known to be dead". 3S 4S is completed by 2S or 5S; with 5S in the discard pile,
+    2S (the first card of CardVerse's run order 2..A) still completes it. In gin (A..K), 2C 3C
+    is completed by AC or 4C; with 4C dead, the ace still does."""
+    cv = {"variant": "cardverse", "seat": 0, "hand": "3S 4S 9C KD 7H".split(),
+          "discard_pile": ["5S"]}
+    assert explain("cardverse", cv, Move(44, "discard 4S"), None, ()) == \
+        "Discard 4S: it only makes a partial meld, with 3S, and your opponent has not shown " \
+        "interest in fours."
+    gin = {"variant": "gin", "seat": 0, "hand": "2C 3C 7D 8H 9S JD KH 5S QC 6H 4D".split(),
+           "discard_pile": ["4C"], "upcard": None}
+    assert explain("gin", gin, Move(2, "discard 3C"), None, ()) == \
+        "Discard 3C: it only makes a partial meld, with 2C, and your opponent has not shown " \
+        "interest in threes."
+
+
+@pytest.mark.parametrize("turn, ends", [(299, True), (298, False)])
+def test_only_the_discard_of_the_last_allowed_turn_is_said_to_end_the_hand(turn, ends):
+    """§4.2 ``max_turns`` (300) counts completed turns, and the hand ends when the count
+    reaches it (§4.6.2): after 299 completed turns the next discard completes turn 300 and
+    ends the hand; the lowest hand value wins."""
+    obs = {"variant": "cardverse", "seat": 0, "hand": "9C 4D QH".split(), "turn": turn,
+           "hand_sizes": [3, 4]}
+    text = explain("cardverse", obs, Move(10, "discard 9C"), None, ())
+    # left in the hand: 4D QH = 4 + 10 = 14
+    said = "Discard 9C: it completes the last turn the hand allows (max_turns), so the hand " \
+           "ends, and the lowest hand value wins it; yours is 14."
+    assert (text == said) == ends
+
+
+def test_with_ace_high_four_aces_can_take_a_seat_to_the_target():
+    """§4.1: with ``ace_high`` an ace counts 11. Seat 0 has 59 points and seat 1 holds 4
+    cards: if they are four aces, going out scores 4 * 11 = 44 and 59 + 44 = 103 >= 100, so
+    this hand may end the game and the search's values are game results (+1 won), not
+    points (with aces at 10 points the most would be 99)."""
+    obs = {"variant": "cardverse", "seat": 0, "hand": "9C 4D QH 2S 7C".split(),
+           "hand_sizes": [5, 4], "scores": [59, 0],
+           "options": {"ace_high": True, "target_score": 100}}
+    qh, c9 = Move(39, "discard QH"), Move(10, "discard 9C")
+    text = explain("cardverse", obs, qh, 0.45, (Alternative(qh, 0.45, 99),
+                                                Alternative(c9, 0.4, 99)))
+    assert text.endswith(" The search scores it +0.45 (a game won counts +1, a game lost -1), "
+                         "0.05 more than discard 9C.")
+    obs["options"]["ace_high"] = False          # 59 + 4 * 10 = 99: points
+    text = explain("cardverse", obs, qh, 0.45, (Alternative(qh, 0.45, 99),
+                                                Alternative(c9, 0.4, 99)))
+    assert text.endswith(" The search expects +45.0 points for you, 5.0 more than discard 9C.")
+    # ace_high, 45 points, 5 cards against: at most 4 aces (44) and a ten-point card, 45 + 54 =
+    # 99, so the values are points; an ace is worth 11, but there are only four of them
+    obs = {"variant": "cardverse", "seat": 0, "hand": "9C 4D QH".split(),
+           "hand_sizes": [3, 5], "scores": [45, 0],
+           "options": {"ace_high": True, "target_score": 100}}
+    text = explain("cardverse", obs, qh, 0.45, (Alternative(qh, 0.45, 99),))
+    assert text.endswith(" The search expects +45.0 points for you.")
+
+
+@pytest.mark.parametrize("rediscard_allowed, reason", [
+    (False, "it breaks a meld, but no other discard leaves less deadwood (10)"),
+    (True, "it breaks a meld and leaves 10 deadwood, where discarding KS would leave 0"),
+])
+def test_a_broken_meld_is_not_compared_with_throwing_back_the_card_just_taken(rediscard_allowed,
+                                                                               reason):
+    """§4.4 / Decision 6: with ``no_immediate_rediscard`` (the default) the card taken from the
+    discard this turn cannot be discarded, so the explanation of a discard that breaks a meld
+    compares it with the legal discards only. Seat 0 took KS: 5H 6H 7H 8H KS.
+    Discard 8H or 5H: 10 deadwood (KS); 6H: 5+7+8+10 = 30; 7H: 5+6+8+10 = 29; KS (only when
+    the option is off): 0."""
+    obs = {"variant": "cardverse", "seat": 0, "hand": "5H 6H 7H 8H KS".split(),
+           "taken_this_turn": "KS", "discard_pile": ["2C"], "hand_sizes": [5, 7],
+           "options": {"no_immediate_rediscard": not rediscard_allowed}}
+    assert explain("cardverse", obs, Move(35, "discard 8H"), None, ()) == \
+        f"Discard 8H: {reason}, and your opponent has not shown interest in eights."

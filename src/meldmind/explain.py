@@ -510,10 +510,14 @@ def _hand_may_end_game(obs: Mapping[str, Any]) -> bool:
     """Whether this CardVerse hand can take a seat to the target score: the search then scores
     a playout that ends the game with the game's return (+1 won, -1/(N-1) lost), not in points.
     A winner collects the others' hands, which hold at most as many cards as now, each worth at
-    most 10 (11 with ``ace_high``)."""
+    most 10; with ``ace_high`` the four aces are worth 11."""
     sizes, target = obs["hand_sizes"], _points_per_unit("cardverse", obs)
-    most = 11 if _cardverse_option(obs, "ace_high") else 10
-    return any(score + most * (sum(sizes) - sizes[seat]) >= target
+    aces_high = _cardverse_option(obs, "ace_high")
+
+    def most(cards: int) -> int:
+        return 10 * cards + (min(cards, 4) if aces_high else 0)
+
+    return any(score + most(sum(sizes) - sizes[seat]) >= target
                for seat, score in enumerate(obs["scores"]))
 
 

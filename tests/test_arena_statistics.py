@@ -1,0 +1,72 @@
+"""The arena's statistics on results worked out by hand.
+
+The stories replace the games themselves (``tournament._play``) by a scripted outcome
+per deal, so every count, rate, interval and score difference can be added up by hand.
+"""
+import math
+
+import pytest
+
+import meldmind
+from meldmind import tournament
+from meldmind.tournament import deal_seed_of
+
+# one scripted outcome per deal of the match (seed 3, 4 deals):
+#   "normal"  the normal level wins whatever its seat, 100 points to 40 (deal 0), 110 to 0 (1)
+#   "seat 0"  the deal favours seat 0, who wins 100 to 70 whichever level sits there
+#   "draw"    nobody wins, nobody scores
+SCRIPT = [("normal", 100, 40), ("normal", 110, 0), ("seat 0", 100, 70), ("draw", 0, 0)]
+
+
+def scripted_play(seen):
+    """A stand-in for ``tournament._play`` that plays out ``SCRIPT`` and records the seatings
+    it was asked for."""
+    kinds = {deal_seed_of(3, d): entry for d, entry in enumerate(SCRIPT)}
+
+    def play(variant, options, deal_seed, seat_levels, iterations, budget_ms, ai_seed):
+        kind, high, low = kinds[deal_seed]
+        seen.append((deal_seed, tuple(seat_levels)))
+        if kind == "draw":
+            return [0.0, 0.0], [0.0, 0.0]
+        winner = seat_levels.index("normal") if kind == "normal" else 0
+        returns, scores = [-1.0, -1.0], [float(low), float(low)]
+        returns[winner], scores[winner] = 1.0, float(high)
+        return returns, scores
+    return play
+
+
+def test_arena_statistics_of_a_scripted_match(monkeypatch):
+    """tournament.py: "every deal twice, seats swapped"; ``win_rate`` is "A's share of the
+    decided games", ``ci95`` "its Wilson 95% interval", ``elo_diff`` "A's Elo advantage that
+    win_rate implies", ``mean_score_diff`` "A's final score minus B's, per game"."""
+    seen = []
+    monkeypatch.setattr(tournament, "_play", scripted_play(seen))
+    r = meldmind.arena("cardverse", "normal", "easy", deals=4, seed=3, processes=1,
+                       progress=False, backend="processes")
+    # each deal is played twice, normal (A) in seat 0 then in seat 1
+    assert seen == [(deal_seed_of(3, d), seats) for d in range(4)
+                    for seats in (("normal", "easy"), ("easy", "normal"))]
+    # A wins both games of deals 0 and 1 and the seat-0 game of deal 2; B wins the other game
+    # of deal 2; deal 3 is drawn twice
+    assert (r.games, r.wins_a, r.wins_b, r.draws) == (8, 5, 1, 2)
+    assert r.win_rate == pytest.approx(5 / 6)              # draws count in neither side
+    # Wilson interval of 5 wins in 6 trials at z = 1.96: the roots of
+    # (5/6 - p)^2 = z^2 p (1 - p) / 6, found by bisection
+    assert r.ci95 == pytest.approx((0.436497, 0.969947), abs=1e-6)
+    # Elo: the expected score 1 / (1 + 10^(-d/400)) = 5/6 gives d = 400 log10(5)
+    assert r.elo_diff == pytest.approx(279.588, abs=1e-3)
+    assert 1 / (1 + 10 ** (-r.elo_diff / 400)) == pytest.approx(5 / 6)
+    # score differences, A minus B: +60 +60 (deal 0), +110 +110 (1), +30 -30 (2), 0 0 (3)
+    assert r.mean_score_diff == pytest.approx(340 / 8)
+
+
+def test_a_losing_level_gets_a_negative_elo_and_an_interval_below_one_half(monkeypatch):
+    """The same script with the levels named the other way round: A is now the weaker level."""
+    monkeypatch.setattr(tournament, "_play", scripted_play([]))
+    r = meldmind.arena("cardverse", "easy", "normal", deals=4, seed=3, processes=1,
+                       progress=False, backend="processes")
+    assert (r.wins_a, r.wins_b, r.draws) == (1, 5, 2)
+    assert r.win_rate == pytest.approx(1 / 6)
+    assert r.ci95 == pytest.approx((1 - 0.969947, 1 - 0.436497), abs=1e-6)   # mirror image
+    assert r.elo_diff == pytest.approx(-400 * math.log10(5))
+    assert r.mean_score_diff == pytest.approx(-340 / 8)
