@@ -323,7 +323,7 @@ def test_flat_discard_benchmark_plays_a_legal_discard(positions):
 
 
 # ---- heuristics: short stories --------------------------------------------------------------------------
-def discard_obs(hand, opp_known=(), pile=(), prev_upcard=None):
+def discard_obs(hand, opp_known=(), pile=(), prev_upcard=None, stock_size=None):
     """A Discard-phase observation of seat 0 holding ``hand`` (11 cards)."""
     obs = np.zeros(K.OBS_SIZE, np.int64)
     obs[K.O_SEAT] = 0
@@ -338,7 +338,7 @@ def discard_obs(hand, opp_known=(), pile=(), prev_upcard=None):
     obs[K.O_PREV_UPCARD] = card(prev_upcard) if prev_upcard else -1
     obs[K.O_KNOCKER] = -1
     obs[K.O_DEADWOOD:K.O_DEADWOOD + 2] = -1
-    obs[K.O_STOCK_SIZE] = 31 - 1 - len(pile) // 2
+    obs[K.O_STOCK_SIZE] = 31 - 1 - len(pile) // 2 if stock_size is None else stock_size
     obs[K.O_DISCARD_COUNT] = len(pile)
     for i, c in enumerate(pile):
         obs[K.O_DISCARDS + i] = card(c)
@@ -591,3 +591,147 @@ def test_master_reads_the_opponents_discards_and_declines_from_the_history():
     game.play(f"discard {y}")
     assert evidence(game, 0)[0] == [up, x, y] and evidence(game, 0)[2] == [y, x]
     assert evidence(game, 1)[2] == [None, None]   # not seat 1's turn: no last card
+
+
+
+# ---- thresholds: each rule and weight at the value where it turns ------------------------------
+
+def test_normal_feed_weight_outweighs_a_higher_card():
+    """Deadwood KC 6S 3S 2H AD, no partial meld. Scores ``2 * value - 12 * feed_risk``: KC 20,
+    6S 12 with nothing known of the opponent, so normal throws KC. Once the opponent has taken
+    KH, KC has its rank (feed risk 1): 20 - 12 = 8 < 12, and normal keeps KC and throws 6S. (A
+    feed weight of 8 points or less per unit would still throw KC.)"""
+    hand = ["AC", "2C", "3C", "5D", "6D", "7D", "KC", "6S", "3S", "2H", "AD"]
+    obs = discard_obs(hand)
+    legal = np.empty(K.NUM_ACTIONS, np.int64)
+    assert K.KNOCK not in legal[:K.legal_from_obs(obs, legal)]   # deadwood 22, 12 after KC
+    assert play(obs, L.NORMAL) == card("KC")
+    assert play(discard_obs(hand, opp_known=["KH"]), L.NORMAL) == card("6S")
+    assert play(discard_obs(hand, opp_known=["KH"]), L.EASY) == card("KC")   # easy ignores it
+
+
+def test_partial_meld_of_adjacent_cards_is_completed_from_below_too():
+    """Two adjacent cards of a suit are a partial meld if the card below *or* the card above is
+    live (RULES.md §4.9): QD KD can only be completed by JD, and 5D 6D with 7D dead still by
+    4D."""
+    live = A.ALL
+    assert A.partial_cards(mask(["QD", "KD"]), live) == mask(["QD", "KD"])
+    assert A.partial_cards(mask(["QD", "KD"]), live & ~mask(["JD"])) == 0
+    assert A.partial_cards(mask(["5D", "6D"]), live & ~mask(["7D"])) == mask(["5D", "6D"])
+    assert A.partial_cards(mask(["5D", "6D"]), live & ~mask(["4D"])) == mask(["5D", "6D"])
+    assert A.partial_cards(mask(["5D", "6D"]), live & ~mask(["4D", "7D"])) == 0
+    assert A.partial_cards(mask(["AC", "2C"]), live & ~mask(["3C"])) == 0   # nothing below A
+
+
+def test_normal_plays_on_for_gin_with_exactly_gin_hold_stock_cards():
+    """Deadwood 2S + 3H = 5 after discarding KC: normal plays on for gin while the stock holds
+    at least GIN_HOLD_STOCK (10) cards, so at 10 it still discards KC, and knocks at 9."""
+    hand = ["AC", "2C", "3C", "KC", "5D", "6D", "7D", "9H", "10H", "JH", "2S"]
+    assert A.GIN_HOLD_STOCK == 10
+    assert play(discard_obs(hand, stock_size=11), L.NORMAL) == card("KC")
+    assert play(discard_obs(hand, stock_size=10), L.NORMAL) == card("KC")
+    assert play(discard_obs(hand, stock_size=9), L.NORMAL) == K.KNOCK
+    assert play(discard_obs(hand, stock_size=10), L.EASY) == K.KNOCK
+
+
+def test_normal_takes_an_upcard_pairing_a_single_when_its_discard_is_worth_as_much():
+    """Deadwood JS KC 8S 4H, all singles. JH melds nothing yet, but pairs JS with JC and JD
+    both live; normal's discard afterwards (JS and JH a live pair: JS 20 - 16 = 4, KC 20, 8S 16,
+    4H 8) is KC, worth 10, at least JH's 10: normal takes the upcard (RULES.md §4.9, draw rule
+    (b)). Easy only swaps down, and JH is worth no less than KC: it draws from the stock. Once
+    JD is dead, JH's pair has one live completer and normal draws from the stock too."""
+    hand = ["AC", "2C", "3C", "5D", "6D", "7D", "JS", "KC", "8S", "4H"]
+    assert play(draw_obs(hand, "JH"), L.NORMAL) == K.DRAW_UPCARD
+    assert play(draw_obs(hand, "JH"), L.EASY) == K.DRAW_STOCK
+    assert play(draw_obs(hand, "JH", opp_known=["JD"]), L.NORMAL) == K.DRAW_STOCK
+
+
+def test_defender_lays_off_a_melded_card_only_when_that_lowers_its_deadwood():
+    """The knocker laid 7S 8S 9S. The defender's 6S fits, but 3S-6S less 6S is still a run:
+    deadwood stays KC = 10 and 6S stays in hand. With 5C 5D 5S 6S 7S (best: 5S-7S, deadwood
+    5C 5D = 10) and 8S-10S laid, 7S fits and its lay-off leaves 5C 5D 5S and 6S: deadwood 6."""
+    assert A._layoff_choice(np.int64(mask(["3S", "4S", "5S", "6S", "KC"])),
+                            np.int64(mask(["6S"]))) == -1
+    assert A._layoff_choice(np.int64(mask(["5C", "5D", "5S", "6S", "7S"])),
+                            np.int64(mask(["7S"]))) == card("7S")
+
+
+def test_search_scores_a_gin_knock_at_least_the_gin_bonus():
+    """AC-4C, 5D-7D, 9H-QH: knocking (and discarding AC, 4C, 9H or QH) is gin, which no lay-off
+    answers, so every playout of the knock returns the defender's deadwood + 25 >= 25 to the
+    searching seat (RULES.md §5 scoring); the search levels then knock."""
+    hand = ["AC", "2C", "3C", "4C", "5D", "6D", "7D", "9H", "10H", "JH", "QH"]
+    obs = discard_obs(hand)
+    legal = np.empty(K.NUM_ACTIONS, np.int64)
+    n = K.legal_from_obs(obs, legal)
+    assert K.KNOCK in legal[:n]
+    for level in (L.EXPERT, L.MASTER):
+        values = np.zeros(K.NUM_ACTIONS)
+        visits = np.zeros(K.NUM_ACTIONS, np.int64)
+        A.search_serial(obs, level, np.int64(2), 0, 12, values, visits)
+        assert visits[K.KNOCK] == 12
+        assert values[K.KNOCK] / visits[K.KNOCK] >= PARAMS[1]
+        assert A.pick(obs, values, visits, legal, n, level, np.int64(2)) == K.KNOCK
+
+
+def test_master_model_weighs_down_a_hand_that_would_meld_the_declined_card():
+    """The opponent last declined 7H. A sampled hand holding 5H 6H would have melded it: its
+    weight is multiplied by EPS_LAST; a hand in which 7H melds nothing keeps weight 1."""
+    cards = np.zeros(K.MAX_HISTORY, np.int64)
+    factors = np.ones(K.MAX_HISTORY)
+    last = card("7H")
+
+    def weight(hand):
+        return A._model_weight(np.int64(mask(hand)), np.int64(0), cards, factors, 0,
+                               np.int64(last), np.int64(0), np.int64(-1), np.int64(0),
+                               np.int64(0))
+
+    melding = ["AC", "2C", "3C", "5D", "6D", "7D", "5H", "6H", "KS", "QC"]
+    loose = ["AC", "2C", "3C", "5D", "6D", "7D", "2S", "9S", "KS", "QC"]
+    assert abs(weight(melding) - A.EPS_LAST) < 1e-12
+    assert weight(loose) == 1.0
+
+
+def test_master_model_weighs_down_a_taken_upcard_in_no_meld():
+    """Normal takes an upcard to complete a meld: a sampled hand in which the opponent's taken
+    KH melds (KC KD KH) keeps weight 1, one in which KH and 4S lie loose weighs BETA ** 2."""
+    cards = np.zeros(K.MAX_HISTORY, np.int64)
+    factors = np.ones(K.MAX_HISTORY)
+
+    def weight(hand, known):
+        return A._model_weight(np.int64(mask(hand)), np.int64(mask(known)), cards, factors, 0,
+                               np.int64(-1), np.int64(0), np.int64(-1), np.int64(0), np.int64(0))
+
+    assert weight(["AC", "2C", "3C", "5D", "6D", "7D", "KC", "KD", "KH", "QC"], ["KH"]) == 1.0
+    loose = ["AC", "2C", "3C", "5D", "6D", "7D", "4S", "9D", "KH", "QC"]
+    assert abs(weight(loose, ["KH"]) - A.BETA) < 1e-12
+    assert abs(weight(loose, ["KH", "4S"]) - A.BETA ** 2) < 1e-12
+    assert weight(loose, []) == 1.0
+
+
+def test_replayed_turns_are_half_the_turns_played_plus_extra():
+    """Six stock draws and four upcard takes are ten turns: the sampled opponent hand replays
+    10 // 2 + IMPROVE_EXTRA greedy turns; none before the first Draw phase."""
+    obs = discard_obs(["AC", "2C", "3C", "4C", "5D", "6D", "7D", "9H", "10H", "JH", "QH"])
+    obs[K.O_STOCK_SIZE] = K.INITIAL_STOCK - 6
+    obs[K.O_UPCARD_DRAWS] = 4
+    assert A.IMPROVE_EXTRA > 0
+    assert A.improve_turns(obs) == 5 + A.IMPROVE_EXTRA
+    obs[K.O_PHASE] = K.PH_FIRST_UPCARD
+    assert A.improve_turns(obs) == 0
+
+
+def test_replayed_opponent_stops_at_exactly_the_knock_card():
+    """The opponent draws 9H (3D-6D, 7H-9H melded): its top deadwood card 9C would leave AS 2C
+    7S = 10, exactly the knock card, a hand it would have knocked with: the swap is not made.
+    With a floor of 9 the same swap leaves 10 > 9 and is made."""
+    hand = mask("3D 4D 5D 6D 7H 8H 9C AS 2C 7S".split())
+    for floor, expected, stock_card in ((10, hand, "9H"),
+                                        (9, mask("3D 4D 5D 6D 7H 8H 9H AS 2C 7S".split()), "9C")):
+        world = K.new_state(PARAMS, np.int64(3))
+        world[K.S_HAND + 1] = hand
+        world[K.S_STOCK_SIZE] = 1
+        world[K.S_STOCK] = card("9H")
+        A.improve_opponent(world, 1, np.int64(0), 1, floor)
+        assert int(world[K.S_HAND + 1]) == expected
+        assert int(world[K.S_STOCK]) == card(stock_card)

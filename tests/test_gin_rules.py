@@ -259,6 +259,29 @@ def test_gin_bonus_and_no_layoffs_after_gin():
     assert t.obs(0)["deadwood"] == [0, 44]
 
 
+def test_knocker_may_not_discard_to_deadwood_eleven():
+    """Seat 0 takes QH and knocks::
+
+        seat 0   C: . 2 3 4
+                 D: . . . . 5 6 7
+                 H: . . . . . . . . 9 10 J Q
+                 S: . . . . . 6
+
+    6S goes gin; 9H or QH leave a run of three and 6S (6). 4C leaves 2C 3C 6S = 11, 3C leaves
+    2C 4C 6S = 12: one point over the knock card is as illegal as any other, by
+    ``illegal_reason`` as well as by ``legal_actions``."""
+    t = Table("2C 3C 4C 5D 6D 7D 9H 10H JH 6S", "AC AD AH AS KC KD KH KS 8C 8D", "QH")
+    t.play("draw upcard")
+    assert t.reason("knock") == 0
+    t.play("knock")
+    assert t.legal() == ["discard 9H", "discard QH", "discard 6S"]
+    assert K.exact_deadwood(int(t.state[K.S_HAND]) ^ (1 << ids(["4C"])[0])) == 11
+    for c in ("4C", "3C", "2C", "5D", "10H"):
+        assert t.reason(c) == K.R_KNOCK_DISCARD, c
+    for c in ("9H", "QH", "6S"):
+        assert t.reason(c) == 0, c
+
+
 def test_undercut_and_tie():
     """Seat 0 knocks with 9S (9) after taking KS::
 
