@@ -1,0 +1,114 @@
+"""Hand analysis at its edges: the order of the deadwood, the second Rami joker in the lay-off
+kernel, a declared joker that stands for a card of its own run, a KIROLO hand of 16 jokers
+(each section names the bug it catches).
+
+Every hand is drawn in a comment and every expected answer is worked out by hand from RULES.md
+(§0.2 E6 suit order, §2.5.4 lay-off, §7 hand analysis) or from the API's documented contract.
+"""
+import pytest
+from numba import njit
+
+from meldmind import (Meld, MeldmindError, analyze_batch, analyze_hand, encode_hands,
+                      layoff_targets)
+from meldmind.kernels import bridge
+
+RUN = 1          # meld_catalog's kind: 0 group, 1 run
+HIGH_END = 1     # layoff_cards' end: 0 low, 1 high
+RAMI_ID = 2      # kernel id of rami (bit layout: suit * 13 + rank - 1, jokers at 52 and 53)
+
+
+# ---------------------------------------------------------------------------------------------
+# Deadwood is listed by rank, then suit (E6: C < D < H < S), jokers last — not in card-id order
+# (mutants: analysis._leftover_order putting jokers first; sorting by card bit, i.e. suit first,
+# which the analysis doctest also catches for gin)
+# ---------------------------------------------------------------------------------------------
+
+def test_same_rank_deadwood_follows_the_suit_order():
+    # nothing melds: 9♠ 2♥ 9♣ K♣ 2♦ — ranks 2 2 9 9 K, ties by suit C < D < H < S
+    a = analyze_hand("cardverse", "9S 2H 9C KC 2D")
+    assert a.deadwood == ("2D", "2H", "9C", "9S", "KC")
+    assert a.deadwood_points == 2 + 2 + 9 + 9 + 10
+
+
+def test_rami_deadwood_by_rank_with_the_jokers_last():
+    # Q♣ 3♠ A♥ 8♦ + JK: four ranks, four suits, no two naturals a joker could join -> no meld;
+    # by rank A♥ 3♠ 8♦ Q♣, then the joker; penalties A 15, joker 20
+    a = analyze_hand("rami", "QC 3S JK1 AH 8D")
+    assert a.melds == ()
+    assert a.deadwood == ("AH", "3S", "8D", "QC", "JK1")
+    assert a.deadwood_points == 15 + 3 + 8 + 10 + 20
+    # two jokers and one natural are no meld either (§2.5.3): K♦ 4♣ 9♥ JK JK
+    a = analyze_hand("rami", "JK2 KD 4C JK1 9H")
+    assert a.deadwood == ("4C", "9H", "KD", "JK1", "JK2")
+    assert a.deadwood_points == 4 + 9 + 10 + 20 + 20
+
+
+def test_kirolo_deadwood_by_value_then_element():
+    # no series: ME02 FI09 WA02 EA11 — values 2 2 9 11, ties by element FI < WA < EA < WO < ME
+    a = analyze_hand("kirolo", "ME02a FI09a WA02a EA11a")
+    assert a.deadwood == ("WA02a", "ME02a", "FI09a", "EA11a")
+    assert (a.deadwood_count, a.deadwood_points) == (4, 2 + 2 + 9 + 11)
+
+
+# ---------------------------------------------------------------------------------------------
+# The lay-off kernel reports a Rami joker "as its own bit" (handalg.mm_layoff_cards), for either
+# joker: a hand holding only JK2 (bit 53) may lay it at a run end (§2.5.4: a joker may be laid off
+# onto a meld without a joker)
+# (mutant: the kernel reading only bit 52 as "the hand holds a joker")
+# ---------------------------------------------------------------------------------------------
+
+def test_rami_layoff_kernel_offers_the_second_joker():
+    layoff = njit(lambda meld, hand: bridge.layoff_cards(RAMI_ID, RUN, meld, 0, 0, hand, 1,
+                                                         HIGH_END))
+    run_5_6_7_hearts = int(encode_hands("rami", ["5H 6H 7H"])[0])
+    jk2 = 1 << 53
+    eight_hearts = 1 << (2 * 13 + 7)
+    # 5♥ 6♥ 7♥ + JK2 alone: the joker goes above (as 8♥)
+    assert layoff(run_5_6_7_hearts, jk2) == jk2
+    # + JK2 8♥: both fit the high end
+    assert layoff(run_5_6_7_hearts, jk2 | eight_hearts) == jk2 | eight_hearts
+    # + both jokers: each is reported as its own bit
+    assert layoff(run_5_6_7_hearts, jk2 | 1 << 52) == jk2 | 1 << 52
+
+
+# ---------------------------------------------------------------------------------------------
+# A run's joker stands for a card *missing* from the run (§2.5.3, §1.6.3): a Meld declaring its
+# joker as one of its own natural cards is no valid table meld
+# (mutant: _table_meld checking only that naturals + declared cards form a run)
+# ---------------------------------------------------------------------------------------------
+
+def test_rami_declared_joker_cannot_stand_for_a_card_of_the_run():
+    # 5♥ 6♥ 7♥ JK declared as 6♥: 6♥ is already there, so the joker stands for nothing
+    with pytest.raises(MeldmindError, match="cannot stand for 6H"):
+        layoff_targets("rami", "4H 8H", [Meld(("5H", "6H", "7H", "JK1"), "run", ("6H",))])
+    # declared as 8♥ (missing, at the high end) it is 5♥..8♥: 4♥ goes low, 9♥ high, 8♥ nowhere
+    meld = Meld(("5H", "6H", "7H", "JK1"), "run", ("8H",))
+    assert {(t.card, t.end) for t in layoff_targets("rami", "4H 8H 9H", [meld])} == {
+        ("4H", "low"), ("9H", "high")}
+
+
+def test_kirolo_declared_joker_cannot_stand_for_a_card_of_the_run():
+    # WA4 WA5 WA6 JOKER declared as WA5: WA5 is a natural card of the run
+    with pytest.raises(MeldmindError, match="cannot stand for"):
+        layoff_targets("kirolo", "WA03a", [Meld(("WA04a", "WA05a", "WA06a", "JOKER"), "run",
+                                               ("WA05",))])
+
+
+# ---------------------------------------------------------------------------------------------
+# A KIROLO deck may hold up to 16 jokers (§1.2 ``jokers`` 0-16), so one hand may hold all 16:
+# analyze_batch accepts the row and agrees with analyze_hand
+# (mutant: analyze_batch refusing rows with ``jokers >= 16``)
+# ---------------------------------------------------------------------------------------------
+
+def test_kirolo_batch_accepts_a_hand_with_all_sixteen_jokers():
+    # FI5 WA5 + one joker make a group (max 1 joker per series); 15 jokers stay: 15 cards worth 0
+    hand = "FI05a WA05a " + " ".join(["JOKER"] * 16)
+    a = analyze_hand("kirolo", hand)
+    assert (a.deadwood_count, a.deadwood_points) == (15, 0)
+    batch = analyze_batch("kirolo", encode_hands("kirolo", [hand, "FI05a WA05a EA05a"]))
+    assert batch.deadwood_count.tolist() == [15, 0]
+    assert batch.deadwood_points.tolist() == [0, 0]
+    # with up to 2 jokers per series one more joker joins the group: 14 left
+    batch = analyze_batch("kirolo", encode_hands("kirolo", [hand]),
+                          options={"max_jokers_per_series": 2})
+    assert batch.deadwood_count.tolist() == [14]
