@@ -11,15 +11,11 @@ import pytest
 from meldmind import OptionError, new_game, suggest
 from meldmind.ai import MAX_ITERATIONS
 from meldmind.cli import EXIT_USAGE, main
+from test_bad_input import _observation
 
 
 def _stdin(text):
     return io.TextIOWrapper(io.BytesIO(text.encode()))
-
-
-def _observation(variant="gin", seed=9):
-    game = new_game(variant, seed=seed)
-    return game.observation(game.to_move)
 
 
 # -- budget_ms and iterations at their bounds ----------------------------------------------------

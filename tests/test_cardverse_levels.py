@@ -12,15 +12,13 @@ from meldmind.games import cardverse as CV
 from meldmind.kernels import ai_cardverse as AI
 from meldmind.kernels import cardverse as K
 from meldmind.kernels.levels import EASY, EXPERT, MASTER, NORMAL
+from test_ai_cardverse import heuristic
 from test_cardverse_rules import build, ids, legal, obs_of, play
 
 
 def advice(state, level):
     """The move text ``level`` (a heuristic level) chooses for the seat to act."""
-    moves = np.array(legal(state), dtype=np.int64)
-    rng = np.zeros(1, dtype=np.int64)
-    ob = obs_of(state, K.current_player(state))
-    return CV.action_text(int(AI.policy(ob, moves, len(moves), level, rng)))
+    return CV.action_text(int(heuristic(state, level)))
 
 
 # ---------------------------------------------------------------------------------------------
