@@ -278,6 +278,12 @@ def _check_turns(o: list[int], n: int, pile: list[int]) -> None:
                            f"{drawn}: {n * deal + play}")
     for p, size in enumerate(sizes):
         most = deal + (play and p == mover)
+        # cards leave a hand for the table only on its seat's turn
+        played = (turn - (p - first) % n + n - 1) // n > 0 or (play and p == mover)
+        if not played and size != deal:
+            raise _Reader.fail(f"'hand_sizes[{p}]' is {size}, but seat {p} has not played yet in "
+                               f"hand {hand_no} ('turn' {turn}) and holds the {deal} cards dealt: "
+                               "cards reach the table only on their seat's turn")
         if not 1 <= size <= most:
             extra = drawn if most > deal else ""
             raise _Reader.fail(f"'hand_sizes[{p}]' is {size}: while the hand is on, seat {p} "
