@@ -351,6 +351,25 @@ def test_openspiel_adapter_observation_is_a_valid_meldmind_observation():
     assert hidden_knocks > 0
 
 
+def _a_defender_laying_off(game, rng):
+    """An OpenSpiel ``gin_rummy`` game of random moves, knocking whenever it may, played up to
+    the defender's first decision after a knock; None if it ends without one."""
+    from meldmind.integrations import openspiel as adapter
+    K = adapter.K
+    knock = adapter.to_openspiel_action(K.KNOCK)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+            continue
+        ours = adapter.meldmind_state(state)
+        if ours[K.S_PHASE] == K.PH_LAYOFF and ours[K.S_CURRENT] != ours[K.S_KNOCKER]:
+            return state
+        legal = state.legal_actions()
+        state.apply_action(knock if knock in legal else rng.choice(legal))
+    return None
+
+
 def test_openspiel_adapter_hides_the_knockers_cards_as_openspiel_does():
     """After a knock OpenSpiel shows the defender the knocker's melds, not the cards it kept out
     of them (meldmind shows those, as players do). Dealt otherwise among themselves and the
@@ -370,19 +389,10 @@ def test_openspiel_adapter_hides_the_knockers_cards_as_openspiel_does():
     rng = random.Random(4)
     checked = 0
     for _ in range(60):
-        state = game.new_initial_state()
-        while not state.is_terminal():      # random moves, knocking whenever it may
-            if state.is_chance_node():
-                state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
-                continue
-            ours, known = adapter._replay(state)
-            if ours[K.S_PHASE] == K.PH_LAYOFF and ours[K.S_CURRENT] != ours[K.S_KNOCKER]:
-                break
-            legal = state.legal_actions()
-            knock = adapter.to_openspiel_action(K.KNOCK)
-            state.apply_action(knock if knock in legal else rng.choice(legal))
-        else:
+        state = _a_defender_laying_off(game, rng)
+        if state is None:
             continue
+        ours, known = adapter._replay(state)
         defender, knocker = int(ours[K.S_CURRENT]), int(ours[K.S_KNOCKER])
         stock = ours[K.S_STOCK:K.S_STOCK + ours[K.S_STOCK_SIZE]].tolist()
         unseen = [c for c in range(K.NUM_CARDS) if (ours[K.S_HAND + knocker] & ~known) >> c & 1]
