@@ -242,7 +242,18 @@ def test_a_refused_observation_has_its_own_exit_status(monkeypatch, capsys):
             f"refused" in text and f"{EXIT_INTERRUPTED} when interrupted" in text)
 
 
-def test_ctrl_c_while_hint_lines_waits_for_input_exits_quietly():
+@pytest.fixture
+def sigint_not_ignored():
+    """A shell starts a background job with SIGINT ignored, and a child inherits that, so a
+    hint process started from such a run would rightly ignore Ctrl-C. A supervisor starts it
+    with the default disposition, as these stories need: Python's own handler here while the
+    children start (exec resets it to the default)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_while_hint_lines_waits_for_input_exits_quietly(sigint_not_ignored):
     env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
     process = subprocess.Popen([sys.executable, "-m", "meldmind.cli", "hint", "--lines",
                                 "--level", "easy", "--seed", "1"], stdin=subprocess.PIPE,
@@ -260,7 +271,7 @@ def test_ctrl_c_while_hint_lines_waits_for_input_exits_quietly():
     assert (process.returncode, out, err) == (EXIT_INTERRUPTED, b"", b"")
 
 
-def test_ctrl_c_as_the_input_ends_still_exits_interrupted():
+def test_ctrl_c_as_the_input_ends_still_exits_interrupted(sigint_not_ignored):
     """A supervisor sends SIGINT and closes stdin at once, to a process waiting for its first
     line: stdin's end could win the race, and the pending Ctrl-C then hit the interpreter's
     shutdown, which printed 'Exception ignored' and exited 0. Through the console script, as a
