@@ -92,14 +92,19 @@ def _parent_of(task):
         return None
 
 
+def default_sigint():
+    """A child's ``preexec_fn``: a shell's background job starts with SIGINT ignored, and a
+    child inherits that; the stories that interrupt one need it as a supervisor starts it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _arena_under_way():
     """A CardVerse arena of master against expert on two worker processes, 12 s in (its batches
     are full games, minutes each): the arena's process and its workers."""
     arena = subprocess.Popen([sys.executable, "-m", "meldmind.cli", "arena", "cardverse",
                               "master", "expert", "--deals", "40", "--processes", "2"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             # a shell's background job starts with SIGINT ignored: not this one
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                             preexec_fn=default_sigint)
     time.sleep(12)
     workers = [pid for pid in _children(arena.pid)
                if b"resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_bytes()]

@@ -16,6 +16,7 @@ import pytest
 import meldmind.ai
 from meldmind import MeldmindError, new_game, suggest
 from meldmind.cli import EXIT_INTERRUPTED, EXIT_REFUSED, EXIT_USAGE, main
+from test_arena_backends import default_sigint
 
 
 def _observation_where(variant, wanted, seeds=range(200)):
@@ -242,22 +243,12 @@ def test_a_refused_observation_has_its_own_exit_status(monkeypatch, capsys):
             f"refused" in text and f"{EXIT_INTERRUPTED} when interrupted" in text)
 
 
-@pytest.fixture
-def sigint_not_ignored():
-    """A shell starts a background job with SIGINT ignored, and a child inherits that, so a
-    hint process started from such a run would rightly ignore Ctrl-C. A supervisor starts it
-    with the default disposition, as these stories need: Python's own handler here while the
-    children start (exec resets it to the default)."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
-
-
-def test_ctrl_c_while_hint_lines_waits_for_input_exits_quietly(sigint_not_ignored):
+def test_ctrl_c_while_hint_lines_waits_for_input_exits_quietly():
     env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
     process = subprocess.Popen([sys.executable, "-m", "meldmind.cli", "hint", "--lines",
                                 "--level", "easy", "--seed", "1"], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                               preexec_fn=default_sigint)
     try:
         process.stdin.write(json.dumps(_gin_discard()).encode() + b"\n")
         process.stdin.flush()
@@ -271,7 +262,7 @@ def test_ctrl_c_while_hint_lines_waits_for_input_exits_quietly(sigint_not_ignore
     assert (process.returncode, out, err) == (EXIT_INTERRUPTED, b"", b"")
 
 
-def test_ctrl_c_as_the_input_ends_still_exits_interrupted(sigint_not_ignored):
+def test_ctrl_c_as_the_input_ends_still_exits_interrupted():
     """A supervisor sends SIGINT and closes stdin at once, to a process waiting for its first
     line: stdin's end could win the race, and the pending Ctrl-C then hit the interpreter's
     shutdown, which printed 'Exception ignored' and exited 0. Through the console script, as a
@@ -280,7 +271,7 @@ def test_ctrl_c_as_the_input_ends_still_exits_interrupted(sigint_not_ignored):
     for _ in range(2):
         process = subprocess.Popen([str(script), "hint", "--lines", "--level", "easy"],
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE)
+                                   stderr=subprocess.PIPE, preexec_fn=default_sigint)
         time.sleep(5)       # warmed up (under a second here), waiting for a line
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=120)     # closes stdin straight away
