@@ -358,6 +358,23 @@ def test_the_upcard_a_stock_draw_declines_is_dead_in_the_playouts(search_positio
     assert values[K.DRAW_STOCK] == dead
 
 
+def test_the_first_upcard_both_seats_passed_is_dead_in_the_playouts_of_the_forced_draw():
+    """Both seats pass on the first upcard; the non-dealer must draw from the stock, which
+    buries that upcard in the discard pile, as a stock draw in the Draw phase does. The search
+    of that forced move (a hint searches it, and shows its value) plays it out with the upcard
+    dead: in determinization 1 of deal 3 the playout ends 40 points apart the other way."""
+    state = K.new_state(PARAMS, np.int64(3))
+    K.apply_action(state, K.PASS)
+    K.apply_action(state, K.PASS)
+    obs = observation(state)
+    assert obs[K.O_PHASE] == K.PH_FIRST_UPCARD and legal_of(state).tolist() == [K.DRAW_STOCK]
+    dead, live = stock_draw_playouts(obs, 1)
+    assert dead != live
+    values, visits = np.zeros(K.NUM_ACTIONS), np.zeros(K.NUM_ACTIONS, np.int64)
+    A.search_serial(obs, L.EXPERT, np.int64(7), 1, 1, values, visits)
+    assert values[K.DRAW_STOCK] == dead
+
+
 def modelled_world(obs, dseed):
     """Master's determinization as the module docstring tells it (master 2.): candidates
     ``j = 0 .. MODEL_TRIES - 1`` seeded ``mix(dseed, j)``, each expert-style (``_sample``), the
