@@ -933,7 +933,7 @@ def _evaluate(obs, level, seed, k, legal, n, own_l, out_v, out_c, cards, factors
         copy_into(work, det)
         copy_into(cache, base)
         pl = pile
-        if phase == G.PH_DRAW and a == G.DRAW_STOCK:
+        if a == G.DRAW_STOCK and det[G.S_UPCARD] >= 0:   # the upcard passed over is dead
             pl |= G.bit(det[G.S_UPCARD])
         if phase == G.PH_DISCARD and a < NUM_CARDS and own_l >= 0:
             b = G.bit(a)
