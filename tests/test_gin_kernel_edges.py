@@ -21,8 +21,9 @@ def _defender_view_as_openspiel_shows_it(t):
     os_state = openspiel_twin(t.dealt)
     for action in t.moves:
         os_state.apply_action(adapter.to_openspiel_action(action))
-    assert K.hides_knockers_cards(adapter.observation_for(os_state, 1))
-    return adapter.observation_for(os_state, 1)
+    view = adapter.observation_for(os_state, 1)
+    assert K.hides_knockers_cards(view)
+    return view
 
 
 class Knock(Table):
