@@ -66,6 +66,20 @@ def test_the_openspiel_bot_decides_at_its_level_with_its_iterations_and_a_seed_p
     assert all(len(set(s)) == len(s) > 3 for s in seeds.values())
 
 
+def _taken_face_up(game, state, player):
+    """The cards ``player`` took face up (upcards it drew, or knocked with at the Wall), worked
+    out from OpenSpiel's history alone, as meldmind cards."""
+    from meldmind.integrations import openspiel as adapter
+    face_up = {adapter.to_openspiel_action(GIN.DRAW_UPCARD), adapter.to_openspiel_action(GIN.KNOCK)}
+    taken, replay = 0, game.new_initial_state()
+    for step in state.full_history():
+        upcard = replay.upcard()
+        if step.player == player and step.action in face_up and upcard is not None:
+            taken |= 1 << adapter.from_openspiel_card(upcard)
+        replay.apply_action(step.action)
+    return taken
+
+
 def test_while_the_defender_lays_off_it_sees_only_the_knockers_cards_taken_face_up():
     """OpenSpiel shows the defender the knocker's melds, not the cards kept out of them: of
     those, the adapter's observation shows only the ones the knocker took face up (the upcards
@@ -73,7 +87,6 @@ def test_while_the_defender_lays_off_it_sees_only_the_knockers_cards_taken_face_
     pyspiel = pytest.importorskip("pyspiel")
     from meldmind.integrations import openspiel as adapter
     game = pyspiel.load_game("gin_rummy")
-    face_up = {adapter.to_openspiel_action(GIN.DRAW_UPCARD), adapter.to_openspiel_action(GIN.KNOCK)}
     rng = random.Random(8)
     checked = kept_hidden = 0
     for _ in range(100):
@@ -81,18 +94,45 @@ def test_while_the_defender_lays_off_it_sees_only_the_knockers_cards_taken_face_
         if state is None:
             continue
         knocker = int(adapter.meldmind_state(state)[GIN.S_KNOCKER])
-        taken, replay = 0, game.new_initial_state()
-        for step in state.full_history():
-            upcard = replay.upcard()
-            if step.player == knocker and step.action in face_up and upcard is not None:
-                taken |= 1 << adapter.from_openspiel_card(upcard)
-            replay.apply_action(step.action)
         obs = adapter.observation_for(state, 1 - knocker)
         shown = int(obs[GIN.O_KNOWN + knocker])
-        assert shown & ~taken == 0
+        assert shown & ~_taken_face_up(game, state, knocker) == 0
         checked += 1
         kept_hidden += int(obs[GIN.O_HAND_SIZES + knocker]) > bin(shown).count("1")
     assert checked >= 5 and kept_hidden >= 3
+
+
+def test_at_the_end_of_a_knocked_hand_each_player_sees_only_the_others_cards_taken_face_up():
+    """OpenSpiel never shows a player the cards the other kept out of its melds, not even once
+    the hand is scored, where meldmind shows both hands: the adapter's observation at game over
+    shows of the other player only the cards it took face up, and not its deadwood."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from meldmind.integrations import openspiel as adapter
+    game = pyspiel.load_game("gin_rummy")
+    knock = adapter.to_openspiel_action(GIN.KNOCK)
+    rng = random.Random(9)
+    checked = kept_hidden = 0
+    for _ in range(100):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+            else:
+                legal = state.legal_actions()
+                state.apply_action(knock if knock in legal else rng.choice(legal))
+        ours = adapter.meldmind_state(state)
+        if ours[GIN.S_END] != GIN.END_KNOCK:
+            continue
+        for player in (0, 1):
+            other = 1 - player
+            obs = adapter.observation_for(state, player)
+            shown = int(obs[GIN.O_KNOWN + other])
+            assert shown & ~_taken_face_up(game, state, other) == 0
+            assert obs[GIN.O_DEADWOOD + other] == -1 and obs[GIN.O_DEADWOOD + player] >= 0
+            assert obs[GIN.O_HAND] == ours[GIN.S_HAND + player]
+            checked += 1
+            kept_hidden += int(ours[GIN.S_HAND + other]) != shown
+    assert checked >= 20 and kept_hidden >= 10
 
 
 # -- what the arena hands each game -------------------------------------------------------------

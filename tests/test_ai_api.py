@@ -392,8 +392,9 @@ def test_openspiel_adapter_hides_the_knockers_cards_as_openspiel_does():
         state = _a_defender_laying_off(game, rng)
         if state is None:
             continue
-        ours, known = adapter._replay(state)
+        ours, known_before_showing = adapter._replay(state)
         defender, knocker = int(ours[K.S_CURRENT]), int(ours[K.S_KNOCKER])
+        known = known_before_showing[knocker]
         stock = ours[K.S_STOCK:K.S_STOCK + ours[K.S_STOCK_SIZE]].tolist()
         unseen = [c for c in range(K.NUM_CARDS) if (ours[K.S_HAND + knocker] & ~known) >> c & 1]
         hidden = [adapter.to_openspiel_card(c) for c in unseen + stock]

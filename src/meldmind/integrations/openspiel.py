@@ -91,23 +91,33 @@ def check_parameters(openspiel_game: Any) -> None:
                               f"{name} is {value!r}")
 
 
-def _replay(openspiel_state: Any) -> tuple[np.ndarray, int]:
+def _replay(openspiel_state: Any) -> tuple[np.ndarray, list[int]]:
     """The meldmind gin state of an OpenSpiel ``gin_rummy`` state, by replaying its history, and
-    the knocker's cards its opponent knew of (taken face up) when it ended its melds (0 before)."""
+    per player the cards of it its opponent knew of (taken face up) just before it showed its
+    unmelded cards, when its melds were done (-1 while it has not shown them)."""
     check_parameters(openspiel_state.get_game())
     history = openspiel_state.full_history()
     chance = [from_openspiel_card(step.action) for step in history if step.player == CHANCE_PLAYER]
     if len(chance) < _DEAL:
         raise ValueError("the OpenSpiel state is still being dealt")
     state = deal_state(chance[:10], chance[10:20], chance[20], chance[_DEAL:])
-    known = 0
+    known_before_showing = [-1, -1]
     for step in history:
         if step.player != CHANCE_PLAYER:
             action = from_openspiel_action(step.action)
-            if state[K.S_PHASE] == K.PH_KNOCK and action == K.PASS:
-                known = int(state[K.S_KNOWN + state[K.S_CURRENT]])
+            if action == K.PASS and _shows_unmelded_cards(state):
+                player = int(state[K.S_CURRENT])
+                known_before_showing[player] = int(state[K.S_KNOWN + player])
             K.apply_action(state, action)
-    return state, known
+    return state, known_before_showing
+
+
+def _shows_unmelded_cards(state: np.ndarray) -> bool:
+    """Whether a pass now ends the current player's melds, which shows its unmelded cards: the
+    knocker's (a pass in the Knock phase always follows its discard), or the defender's after
+    its lay-offs."""
+    phase = state[K.S_PHASE]
+    return bool(phase == K.PH_KNOCK or (phase == K.PH_LAYOFF and state[K.S_FINISHED_LAYOFFS]))
 
 
 def meldmind_state(openspiel_state: Any) -> np.ndarray:
@@ -117,15 +127,16 @@ def meldmind_state(openspiel_state: Any) -> np.ndarray:
 
 def observation_for(openspiel_state: Any, player: int) -> np.ndarray:
     """What ``player`` may know, as a meldmind gin observation array: what OpenSpiel shows it.
-    Once the other player has knocked, OpenSpiel shows its melds but not the cards it kept out
-    of them, which meldmind shows (as players do), so those stay hidden here."""
-    state, known = _replay(openspiel_state)
+    OpenSpiel shows the other player's melds but never the cards it kept out of them, which
+    meldmind shows once its melds are done (as players do), so those stay hidden here, to the
+    end of the game."""
+    state, known_before_showing = _replay(openspiel_state)
     obs = np.zeros(K.OBS_SIZE, np.int64)
     K.observe(state, player, obs)
-    knocker = int(state[K.S_KNOCKER])
-    if state[K.S_PHASE] == K.PH_LAYOFF and knocker == 1 - player:
-        obs[K.O_KNOWN + knocker] = known & state[K.S_HAND + knocker]
-        obs[K.O_DEADWOOD + knocker] = -1
+    other = 1 - player
+    if known_before_showing[other] >= 0:
+        obs[K.O_KNOWN + other] = known_before_showing[other] & state[K.S_HAND + other]
+        obs[K.O_DEADWOOD + other] = -1
     return obs
 
 
