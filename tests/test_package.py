@@ -54,10 +54,9 @@ def test_one_version_for_the_package_and_its_metadata(capsys):
     assert capsys.readouterr().out.split() == ["meldmind", meldmind.__version__]
 
 
-def test_the_package_type_checks(tmp_path):
-    """py.typed promises annotations a type checker can use: mypy passes on the package laid
-    out as it is installed (kernels/ becomes meldmind/kernels, handalg.pyi stands for the
-    compiled module)."""
+def _mypy_on_the_installed_layout(tmp_path, *paths):
+    """mypy's report and status on ``paths``, with the package laid out as it is installed
+    (kernels/ becomes meldmind/kernels, handalg.pyi stands for the compiled module)."""
     from mypy import api
     limit = sys.getrecursionlimit()     # mypy's api raises it for the rest of the process
     root = Path(meldmind.__file__).resolve().parents[2]
@@ -66,11 +65,31 @@ def test_the_package_type_checks(tmp_path):
     shutil.copytree(root / "kernels", package / "kernels",
                     ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.c", "*.html"))
     try:
-        out, err, status = api.run(["--ignore-missing-imports", "--cache-dir",
-                                    str(tmp_path / "cache"), str(package)])
+        out, err, status = api.run(["--ignore-missing-imports",
+                                    "--cache-dir", str(tmp_path / "cache"),
+                                    *(str(tmp_path / p) for p in paths)])
     finally:
         sys.setrecursionlimit(limit)
-    assert status == 0, out + err
+    return out + err, status
+
+
+def test_the_package_type_checks(tmp_path):
+    """py.typed promises annotations a type checker can use: mypy passes on the package."""
+    report, status = _mypy_on_the_installed_layout(tmp_path, "meldmind")
+    assert status == 0, report
+
+
+def test_a_type_checker_sees_the_openspiel_bots_signature(tmp_path):
+    """MeldmindBot is built when first used, on pyspiel.Bot, which meldmind does not depend
+    on; a type checker still sees its arguments and methods, and flags a misuse."""
+    (tmp_path / "use.py").write_text(
+        "from meldmind.integrations.openspiel import MeldmindBot\n"
+        "bot = MeldmindBot(0, level='expert', iterations='many')\n"
+        "reveal_type(bot.step)\n")
+    report, status = _mypy_on_the_installed_layout(tmp_path, "use.py")
+    assert status == 1
+    assert 'use.py:2: error: Argument "iterations"' in report and '"int | None"' in report
+    assert "def (state: Any) -> int" in report
 
 
 def test_import_of_an_unbuilt_tree_says_how_to_build(tmp_path):

@@ -14,7 +14,7 @@ s c d h in OpenSpiel, and share the other action ids (52 draw upcard, 53 draw st
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -140,51 +140,59 @@ def observation_for(openspiel_state: Any, player: int) -> np.ndarray:
     return obs
 
 
+class _MeldmindBotMethods:
+    """A meldmind level playing OpenSpiel's ``gin_rummy`` as ``player_id`` (0 or 1).
+
+    ``level``, ``budget_ms`` and ``iterations`` are ``meldmind.suggest``'s. ``seed`` seeds
+    every move's search (each move from the seed and the length of the game's history), so
+    the same seed replays the same game; None draws a fresh seed for this bot."""
+
+    def __init__(self, player_id: int, *, level: str = "master",
+                 budget_ms: float | None = None, iterations: int | None = None,
+                 seed: int | None = None):
+        super().__init__()      # pyspiel.Bot's, which a pybind11 subclass must call
+        if not is_integer(player_id) or player_id not in (0, 1):
+            raise OptionError(f"gin_rummy's players are 0 and 1, not {player_id!r}")
+        check_budget(iterations, budget_ms)
+        self.player_id = int(player_id)
+        self.level = level_name(level)
+        self.budget_ms = budget_ms
+        self.iterations = iterations
+        self.seed = seed_value(seed)
+
+    def restart_at(self, state: Any) -> None:
+        pass
+
+    def inform_action(self, state: Any, player_id: int, action: int) -> None:
+        pass
+
+    def observation(self, state: Any) -> np.ndarray:
+        """What the bot decides from: ``observation_for`` its player (a measurement may
+        override it, never a level)."""
+        return observation_for(state, self.player_id)
+
+    def step(self, state: Any) -> int:
+        obs = self.observation(state)
+        seed = derived_seed(self.seed, "move", len(state.history()))
+        decision = decide("gin", self.level, obs, seed=seed, iterations=self.iterations,
+                          budget_ms=self.budget_ms)
+        return to_openspiel_action(decision.action)
+
+
+if TYPE_CHECKING:       # type checkers see the methods; pyspiel.Bot joins as a base when used
+    MeldmindBot = _MeldmindBotMethods
+
+
 @functools.cache
-def _bot_class() -> type:
+def _bot_class() -> type[_MeldmindBotMethods]:
     try:
         import pyspiel
     except ImportError as error:
         raise ImportError(f"MeldmindBot needs OpenSpiel, which is not installed: pip install "
                           f"open_spiel ({error})", name="pyspiel") from None
 
-    class MeldmindBot(pyspiel.Bot):
-        """A meldmind level playing OpenSpiel's ``gin_rummy`` as ``player_id`` (0 or 1).
-
-        ``level``, ``budget_ms`` and ``iterations`` are ``meldmind.suggest``'s. ``seed`` seeds
-        every move's search (each move from the seed and the length of the game's history), so
-        the same seed replays the same game; None draws a fresh seed for this bot."""
-
-        def __init__(self, player_id: int, *, level: str = "master",
-                     budget_ms: float | None = None, iterations: int | None = None,
-                     seed: int | None = None):
-            pyspiel.Bot.__init__(self)
-            if not is_integer(player_id) or player_id not in (0, 1):
-                raise OptionError(f"gin_rummy's players are 0 and 1, not {player_id!r}")
-            check_budget(iterations, budget_ms)
-            self.player_id = int(player_id)
-            self.level = level_name(level)
-            self.budget_ms = budget_ms
-            self.iterations = iterations
-            self.seed = seed_value(seed)
-
-        def restart_at(self, state: Any) -> None:
-            pass
-
-        def inform_action(self, state: Any, player_id: int, action: int) -> None:
-            pass
-
-        def observation(self, state: Any) -> np.ndarray:
-            """What the bot decides from: ``observation_for`` its player (a measurement may
-            override it, never a level)."""
-            return observation_for(state, self.player_id)
-
-        def step(self, state: Any) -> int:
-            obs = self.observation(state)
-            seed = derived_seed(self.seed, "move", len(state.history()))
-            decision = decide("gin", self.level, obs, seed=seed, iterations=self.iterations,
-                              budget_ms=self.budget_ms)
-            return to_openspiel_action(decision.action)
+    class MeldmindBot(_MeldmindBotMethods, pyspiel.Bot):
+        __doc__ = _MeldmindBotMethods.__doc__
 
     return MeldmindBot
 
