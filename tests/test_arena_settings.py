@@ -1,6 +1,7 @@
 """The arena's result records the settings it was played under, says nothing invented when no
 game is decided, and its CLI takes game options; something that is not Ray but imports as
 ``ray`` counts as no Ray."""
+import io
 import json
 import sys
 import types
@@ -35,6 +36,24 @@ def test_the_cli_arena_takes_game_options(capsys):
     recorded = json.loads(capsys.readouterr().out)
     assert recorded["options"]["target_score"] == 20 and recorded["options"]["ace_high"] is False
     assert recorded["games"] == 2
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+def test_the_cli_arena_with_json_shows_its_progress_bar_only_on_a_terminal(terminal, capsys,
+                                                                        monkeypatch):
+    """A long --json run shows its progress on a terminal's stderr, while stdout stays the JSON
+    alone; stderr captured by a program gets no bar."""
+    stderr = _Terminal() if terminal else io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    assert main(["arena", "gin", "easy", "beginner", "--deals", "3", "--seed", "1",
+                 "--processes", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["games"] == 6
+    assert ("gin easy vs beginner:" in stderr.getvalue()) is terminal
 
 
 @pytest.mark.parametrize("text, message", [

@@ -106,8 +106,8 @@ def _arena(args: argparse.Namespace) -> int:
     from .tournament import arena, format_table
     result = arena(args.variant, args.level_a, args.level_b, deals=args.deals, seed=args.seed,
                    processes=args.processes, budget_ms=args.budget_ms, iterations=args.iterations,
-                   options=_game_options(args.variant, args.options), progress=not args.json,
-                   backend=args.backend)
+                   options=_game_options(args.variant, args.options),
+                   progress=not args.json or sys.stderr.isatty(), backend=args.backend)
     print(json.dumps(result.to_json(), indent=2) if args.json else format_table([result]))
     return 0
 
@@ -252,7 +252,8 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--options", default=None,
                        help='game options as a JSON object, e.g. \'{"target_score": 20}\'')
     arena.add_argument("--json", action="store_true",
-                       help="print JSON: the figures and the settings they were played under")
+                       help="print JSON: the figures and the settings they were played under "
+                            "(the progress bar still goes to stderr when it is a terminal)")
     arena.set_defaults(run=_arena)
 
     hint = commands.add_parser(
