@@ -25,7 +25,9 @@ def _fingerprint() -> str:
     """A hash of the kernel sources and the compiled extension modules beside them."""
     digest = hashlib.blake2b(digest_size=16)
     suffixes = (".py", *importlib.machinery.EXTENSION_SUFFIXES)
-    for path in sorted(p for p in _KERNELS.iterdir() if p.name.endswith(suffixes)):
+    # is_file: an editor's lock file (Emacs' ``.#gin.py``) is a link to nothing
+    sources = (p for p in _KERNELS.iterdir() if p.name.endswith(suffixes) and p.is_file())
+    for path in sorted(sources):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 

@@ -77,6 +77,16 @@ def test_the_fingerprint_does_not_depend_on_the_order_the_files_are_listed_in(tm
     assert jit._fingerprint() == listed
 
 
+def test_an_editors_lock_file_beside_the_kernels_neither_breaks_nor_changes_the_fingerprint(
+        tmp_path, monkeypatch):
+    """Emacs marks a file with unsaved changes by a link to nothing named ``.#gin.py``; in an
+    editable checkout that must not stop ``import meldmind``, nor compile every kernel again."""
+    (tmp_path / "gin.py").write_text("S_HAND = 1\n")
+    before = _fingerprint_of(tmp_path, monkeypatch)
+    (tmp_path / ".#gin.py").symlink_to("user@host.1234:1700000000")
+    assert jit._fingerprint() == before
+
+
 def test_in_a_strict_editable_install_the_fingerprint_reads_the_build_tree(tmp_path):
     """A strict editable install links each source into the build tree, beside the compiled
     extension; jit.py, imported through its link, hashes that tree (the folder the link's
