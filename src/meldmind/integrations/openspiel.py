@@ -93,8 +93,8 @@ def check_parameters(openspiel_game: Any) -> None:
 
 def _replay(openspiel_state: Any) -> tuple[np.ndarray, list[int]]:
     """The meldmind gin state of an OpenSpiel ``gin_rummy`` state, by replaying its history, and
-    per player the cards of it its opponent knew of (taken face up) just before it showed its
-    unmelded cards, when its melds were done (-1 while it has not shown them)."""
+    for each player the cards of its hand that its opponent knew of (taken face up) when it
+    showed its unmelded cards at the end of its melds (-1 until it shows them)."""
     check_parameters(openspiel_state.get_game())
     history = openspiel_state.full_history()
     chance = [from_openspiel_card(step.action) for step in history if step.player == CHANCE_PLAYER]
