@@ -10,6 +10,16 @@ from numba import njit
 
 from meldmind.kernels.bits import lowest_bit, popcount
 
+TESTS = os.path.dirname(os.path.abspath(__file__))
+
+
+def printed_without_jit(code):
+    """What ``code`` prints, split into words, run as Python with NUMBA_DISABLE_JIT=1 in a
+    fresh interpreter (this folder importable, as it is to pytest)."""
+    code = f"import sys; sys.path.insert(0, {TESTS!r})\n{code}"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, env={**os.environ, "NUMBA_DISABLE_JIT": "1"}).stdout.split()
+
 
 @njit
 def _both(masks, counts, lowest):
@@ -41,8 +51,7 @@ def test_without_jit_the_arithmetic_gives_the_same_counts():
             "r = random.Random(3); ms = [r.getrandbits(63) | 1 << r.randrange(63) for _ in range(2000)];"
             "print(all(popcount(m) == bin(m).count('1') and"
             " lowest_bit(m) == (m & -m).bit_length() - 1 for m in ms))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "NUMBA_DISABLE_JIT": "1"}).stdout.split()
+    out = printed_without_jit(code)
     assert out == ["True"]
 
 
@@ -70,6 +79,5 @@ def test_without_jit_the_seed_mixers_take_negative_seeds_as_compiled():
             "    seed_slot(state, 0, s)\n"
             "    out += [int(state[0]), int(mix(s, 3)), int(_seed_of(s, -2, 5))]\n"
             "print(*out)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "NUMBA_DISABLE_JIT": "1"}).stdout.split()
+    out = printed_without_jit(code)
     assert [int(v) for v in out] == values()

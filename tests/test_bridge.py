@@ -11,6 +11,7 @@ from numba import njit
 from meldmind import analyze_hand, encode_hands
 from meldmind.kernels import bridge
 from oracle import random_hand
+from test_bits import printed_without_jit
 
 
 @njit
@@ -83,8 +84,7 @@ def test_kernel_loads_from_numba_cache_in_a_new_process(tmp_path):
 def test_disable_jit_runs_the_kernels_as_python(tmp_path):
     code = ("from meldmind.kernels import bridge; import numba;"
             "print(numba.config.DISABLE_JIT, bridge.deadwood(0, (7 << 39) | (1 << 4), 0) >> 8)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "NUMBA_DISABLE_JIT": "1"}).stdout.split()
+    out = printed_without_jit(code)
     assert out == ["1", "5"]
 
 

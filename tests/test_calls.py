@@ -1,14 +1,12 @@
 """``unowned``: a view of an array argument that numba does not reference-count (no memory
 owner), writing through to the array; ``inlined``: a copy of a compiled function, inlined."""
-import os
-import subprocess
-import sys
 
 import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
 from meldmind.kernels.calls import inlined, unowned
+from test_bits import printed_without_jit
 
 
 @intrinsic
@@ -72,6 +70,5 @@ def test_without_jit_the_view_is_the_array_and_the_copy_the_function():
     code = ("import numpy as np; from meldmind.kernels.calls import inlined, unowned;"
             "from meldmind.kernels import gin;"
             "a = np.zeros(3); print(unowned(a) is a, inlined(gin.hand_value) is gin.hand_value)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "NUMBA_DISABLE_JIT": "1"}).stdout.split()
+    out = printed_without_jit(code)
     assert out == ["True", "True"]

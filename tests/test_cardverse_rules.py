@@ -5,10 +5,7 @@ Stories build a deal directly (``build``), play moves by their text, and end in 
 Hand values (§4.1): A 1 (11 with ace_high), 2-10 face, J Q K 10 -- melds still in a hand count.
 Decision 11 of §4.10 is an AI rule (the Easy level), not an engine rule, so it is not here.
 """
-import os
 import random
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -20,6 +17,7 @@ from meldmind.games import cardverse as CV
 from meldmind.kernels import cardverse as K
 from meldmind.kernels import handalg
 from meldmind.kernels.rng import below, seed_slot
+from test_bits import printed_without_jit
 
 TEXT_TO_ID = {CV.action_text(a): a for a in range(K.NUM_ACTIONS)}
 
@@ -950,8 +948,7 @@ def test_the_kernel_runs_as_python_with_numba_disabled():
             "o2 = np.zeros(K.OBS_SIZE, dtype=np.int64)\n"
             "K.observe(d, 1, o2)\n"
             "print(K.random_hands(p, np.int64(1), 3) > 0, bool((o == o2).all()))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "NUMBA_DISABLE_JIT": "1"}).stdout.split()
+    out = printed_without_jit(code)
     assert out == ["True", "True"]
 
 

@@ -6,8 +6,6 @@ at the ends of its range, and the exact words and kinds of meldmind's input erro
 """
 import importlib.machinery
 import importlib.util
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -22,17 +20,10 @@ from meldmind.errors import MOST_SHOWN, clipped, parse_json, shown
 from meldmind.kernels import bridge, jit
 from meldmind.kernels.arrays import sorted_contains
 from meldmind.kernels.bits import lowest_bit
+from test_bits import printed_without_jit
 
-TESTS = Path(__file__).parent
 KERNELS = Path(jit.__file__).resolve().parent
 EXTENSION = importlib.machinery.EXTENSION_SUFFIXES[0]
-
-
-def _printed_as_python(code):
-    """What ``code`` prints, split, run with NUMBA_DISABLE_JIT=1 (this folder importable)."""
-    code = f"import sys; sys.path.insert(0, {str(TESTS)!r})\n{code}"
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True, env={**os.environ, "NUMBA_DISABLE_JIT": "1"}).stdout.split()
 
 
 # ---- jit.py: what a kernel's cache is stamped with --------------------------------------------
@@ -141,7 +132,7 @@ def test_without_jit_the_bit_helpers_agree_with_the_instructions_at_the_edges_of
     masks = np.array(edges, np.int64)
     counts, lowest = np.empty_like(masks), np.empty_like(masks)
     _both(masks, counts, lowest)
-    out = _printed_as_python(
+    out = printed_without_jit(
         "import numpy as np; from test_bits import _both\n"
         f"masks = np.array({edges}, np.int64)\n"
         "counts, lowest = np.empty_like(masks), np.empty_like(masks)\n"
@@ -174,7 +165,7 @@ def test_without_jit_each_name_of_the_bridge_answers_as_its_compiled_symbol():
     must be the one its compiled symbol calls, or the kernels run as Python play another game."""
     args = (_GIN, _CARDVERSE, _RAMI, *_KIROLO, _RUN, _EXTRA)
     compiled = [int(v) for v in _bridge_answers(*args)]
-    out = _printed_as_python("from test_small_kernels_edges import _bridge_answers\n"
+    out = printed_without_jit("from test_small_kernels_edges import _bridge_answers\n"
                              f"print(*_bridge_answers(*{args}))")
     assert [int(v) for v in out] == compiled
     assert len(set(compiled)) == len(compiled)   # no two names could stand in for each other
@@ -252,6 +243,8 @@ def test_shown_writes_infinities_as_python_does_since_json_has_none():
 def test_an_integer_too_long_to_write_is_described_by_its_bit_length():
     """Python refuses to write an integer of more than 4300 digits; a message then gives its
     size in bits, and for a container holding one, the container's kind."""
+    if not sys.get_int_max_str_digits():
+        pytest.skip("Python's digit limit is switched off here")
     value = 7 ** 6000
     assert shown(value) == f"an integer of {value.bit_length()} bits"
     assert shown(-value) == f"an integer of {value.bit_length()} bits"
