@@ -1,5 +1,6 @@
 """Where the arena's games run (ARCHITECTURE.md "Scaling out"): local processes, or one Ray task
 per batch of deals. The result does not depend on the backend."""
+import json
 import os
 import signal
 import subprocess
@@ -43,6 +44,33 @@ def test_without_ray_a_named_cluster_is_not_replaced_by_local_processes(monkeypa
                             backend="processes")
     assert result.backend == "processes" and result.games == 2
 
+
+# A first script, as a user writes it: no ``if __name__ == "__main__":`` guard
+_UNGUARDED_SCRIPT = """
+import json, meldmind
+print("the script's top level ran")
+result = meldmind.arena("gin", "expert", "normal", deals=16, seed=4, iterations=8,
+                        processes=2, progress=False, backend="processes")
+print(json.dumps({k: v for k, v in result.to_json().items() if k not in ("seconds", "backend")}))
+"""
+
+
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_a_script_without_a_main_guard_runs_an_arena_on_processes(tmp_path, how):
+    """The workers do not run the calling script again: its top level runs once, whether it is
+    a file or read from stdin (``python - <<EOF``), and the figures are those of one process."""
+    script = tmp_path / "first_arena.py"
+    script.write_text(_UNGUARDED_SCRIPT)
+    command, stdin = ([sys.executable, str(script)], None) if how == "file" else \
+        ([sys.executable, "-"], _UNGUARDED_SCRIPT)
+    run = subprocess.run(command, input=stdin, capture_output=True, text=True, cwd=tmp_path,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0] == "the script's top level ran" and len(lines) == 2
+    here = meldmind.arena("gin", "expert", "normal", deals=16, seed=4, iterations=8,
+                          processes=1, progress=False)
+    assert json.loads(lines[1]) == json.loads(json.dumps(_figures(here)))
 
 def test_an_unreachable_ray_cluster_is_a_clear_error(monkeypatch):
     ray = pytest.importorskip("ray")
@@ -138,10 +166,13 @@ def test_ctrl_c_stops_an_arena_on_processes_at_once():
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
 def test_a_worker_that_dies_fails_the_arena_instead_of_hanging_it():
-    """A worker killed (by the OOM killer, say) loses its batch: the arena stops with an error
-    within seconds rather than wait for that batch forever."""
+    """A worker killed (by the OOM killer, say) loses its batch: the arena stops within seconds
+    rather than wait for that batch forever, with one error line that says what happened, and
+    no traceback."""
     arena, workers = _arena_under_way()
     os.kill(workers[0], signal.SIGKILL)
     err, seconds = _ended(arena)
-    assert arena.returncode not in (0, None) and "BrokenProcessPool" in err
+    assert arena.returncode == 1 and "Traceback" not in err
+    assert "meldmind: error: A worker process managed by the executor was unexpectedly " \
+           "terminated" in err and "SIGKILL" in err
     assert seconds < 10

@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import traceback
+from concurrent.futures import BrokenExecutor
 from dataclasses import asdict
 from typing import Any
 
@@ -27,6 +28,7 @@ from .errors import MeldmindError, json_type, parse_json
 from .variants import VARIANTS, json_numbers, seed_value
 
 # Exit statuses besides 0. A crash (a meldmind bug, with a traceback) is Python's 1.
+EXIT_FAILED = 1         # the command could not finish: an arena lost a worker, or stdout its reader
 EXIT_USAGE = 2          # bad arguments or flags, as argparse's own
 EXIT_REFUSED = 3        # hint: the observation was refused
 EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as shells report it
@@ -287,7 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _fail(error: MeldmindError, code: int) -> int:
+def _fail(error: Exception, code: int) -> int:
     print(f"meldmind: error: {error}", file=sys.stderr)
     return code
 
@@ -308,9 +310,11 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except MeldmindError as error:
         return _fail(error, EXIT_USAGE)
+    except BrokenExecutor as error:   # an arena's worker died (killed, out of memory)
+        return _fail(error, EXIT_FAILED)
     except BrokenPipeError:     # the reader left (``| head``): stop without a traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        return EXIT_FAILED
     except KeyboardInterrupt:   # Ctrl-C, in any command: stop without a traceback
         return EXIT_INTERRUPTED
 

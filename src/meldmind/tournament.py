@@ -13,9 +13,8 @@ import math
 import os
 import signal
 import sys
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import asdict, dataclass
-from multiprocessing import get_context
 from types import ModuleType
 from typing import Any, Mapping
 
@@ -245,37 +244,33 @@ def _local_worker() -> None:
 
 def _run_on_processes(jobs: list[tuple], processes: int, done) -> list:
     """The jobs on local processes (in this one when ``processes`` is 1), in the jobs' order. A
-    worker that dies (killed, out of memory) fails the arena with ``BrokenProcessPool``."""
+    worker that dies (killed, out of memory) fails the arena with ``BrokenProcessPool``.
+
+    The workers are loky's: started afresh like multiprocessing's spawned ones (numba's threads
+    do not survive a fork), but without running the caller's ``__main__`` again, which they do
+    not need. So a script needs no ``if __name__ == "__main__":`` guard, and one read from stdin
+    works too."""
     parts: list[Any] = [None] * len(jobs)
     if processes == 1:
         for index, job in enumerate(jobs):
             parts[index] = _play_deals(*job)
             done(parts[index])
         return parts
-    pool = ProcessPoolExecutor(max_workers=min(processes, len(jobs)),
-                               mp_context=get_context("spawn"), initializer=_local_worker)
+    from loky import ProcessPoolExecutor  # only an arena on several processes needs it
+
+    pool = ProcessPoolExecutor(max_workers=min(processes, len(jobs)), initializer=_local_worker)
     try:
         futures = {pool.submit(_play_deals, *job): index for index, job in enumerate(jobs)}
         for future in as_completed(futures):
             parts[futures[future]] = future.result()
             done(parts[futures[future]])
-        return parts
     except BaseException:
         # Ctrl-C or an error: the batches under way are stopped, not waited for (a batch of
         # full CardVerse games runs for minutes), and the rest never start
-        _stop_workers(pool)
+        pool.shutdown(wait=True, kill_workers=True)
         raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    terminate = getattr(pool, "terminate_workers", None)     # Python 3.14
-    if terminate is not None:
-        terminate()
-        return
-    for process in list((pool._processes or {}).values()):  # type: ignore[attr-defined]
-        process.terminate()
+    pool.shutdown(wait=True)
+    return parts
 
 
 def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: int = 0,
@@ -292,8 +287,8 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
     its seed, and every seed names its own deals.
 
     ``backend`` says where the games run. ``"processes"``: local processes, ``processes`` of
-    them (default: one per core); they are spawned, so a script calls ``arena`` under
-    ``if __name__ == "__main__":``. ``"ray"``: one Ray task per batch of deals, on the cluster
+    them (default: one per core), which need no ``if __name__ == "__main__":`` guard in the
+    calling script. ``"ray"``: one Ray task per batch of deals, on the cluster
     of ``RAY_ADDRESS`` or a local Ray instance, at most ``processes`` tasks at a time (default:
     as many as the cluster runs). ``"auto"``: Ray when a Ray cluster is in use (``ray.init``
     called, or ``RAY_ADDRESS`` set), else local processes. With ``iterations`` or the default
