@@ -70,15 +70,19 @@ def test_a_bare_move_id_may_be_written_as_json_writes_it():
 def test_cli_hint_lines_answers_undecodable_and_unreadable_lines_and_goes_on():
     good = json.dumps(_observation()).encode()
     huge = good.replace(b'"seat": 0', b'"seat": ' + HUGE.encode())
-    lines = [b"\xff", huge, good]
+    lines = [b"\xff", huge, b"[1, 2\r", b"[1, 2", good]
     env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
     result = subprocess.run([sys.executable, "-m", "meldmind.cli", "hint", "--lines", "--level",
                              "easy", "--seed", "1"], input=b"\n".join(lines) + b"\n", env=env,
                             capture_output=True, timeout=600)
     assert result.returncode == 0, result.stderr.decode()
-    undecodable, unreadable, answered = (json.loads(line) for line in result.stdout.splitlines())
+    undecodable, unreadable, cut_crlf, cut, answered = (json.loads(line)
+                                                        for line in result.stdout.splitlines())
     assert "malformed observation JSON" in undecodable["error"]
     assert "malformed observation JSON" in unreadable["error"]
+    # a request is one line: its errors point into that line, whatever ends it
+    assert cut["error"] == cut_crlf["error"] == \
+        "malformed observation JSON: Expecting ',' delimiter: line 1 column 6 (char 5)"
     assert "move" in answered
 
 

@@ -105,6 +105,18 @@ def test_bad_options():
             new_game("cardverse", options=options)
 
 
+def test_a_game_shows_its_variant_seed_changed_options_and_progress():
+    """What a REPL or a debugger shows: no hidden card, only the options a caller changed."""
+    game = new_game("cardverse", seed=5, options={"target_score": 50, "ace_high": True})
+    assert repr(game) == "<Game cardverse seed=5 ace_high=True target_score=50: 0 moves played, " \
+                         "seat 0 to move>"
+    game.play("draw stock")
+    assert repr(game) == "<Game cardverse seed=5 ace_high=True target_score=50: 1 move played, " \
+                         "seat 0 to move>"
+    finished = _random_game("gin", 7, 1000)
+    assert finished.is_over
+    assert repr(finished) == f"<Game gin seed=7: {len(finished.moves)} moves played, over>"
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_same_seed_same_moves_same_game(variant):
     a, b = _random_game(variant, 3, 80), _random_game(variant, 3, 80)

@@ -143,7 +143,8 @@ def _hint(args: argparse.Namespace) -> int:
     for line in stdin:
         if line.strip():
             try:
-                reply = answer(line)
+                # without its line ending, a request's JSON errors point into its one line
+                reply = answer(line.rstrip(b"\r\n"))
             except MeldmindError as error:
                 reply = {"error": str(error)}
             except Exception as error:      # noqa: BLE001 - one request must not stop the server

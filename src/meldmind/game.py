@@ -234,6 +234,15 @@ class Game:
         self._module = game_module(self.variant)
         self._kernel = self._module.KERNEL
 
+    def __repr__(self) -> str:
+        # the options that differ from the game's defaults: all of them make a long line
+        changed = "".join(f" {name}={value!r}" for name, value in self.options.items()
+                          if value != self._module.OPTIONS[name][1])
+        where = "over" if self.is_over else f"seat {self.to_move} to move"
+        played = len(self._moves)
+        return (f"<Game {self.variant} seed={self.seed}{changed}: {played} "
+                f"move{'' if played == 1 else 's'} played, {where}>")
+
     # -- state -------------------------------------------------------------------------------
     @property
     def players(self) -> int:
