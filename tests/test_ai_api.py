@@ -311,6 +311,26 @@ def test_openspiel_adapter_plays_gin():
             MeldmindBot(**bad)
 
 
+def test_the_openspiel_bot_refuses_a_state_it_cannot_decide_in_with_a_meldmind_error():
+    """Still being dealt, another player's turn, the game over: each a MeldmindError (the
+    README's promise for every meldmind error), none a bare ValueError of the adapter."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from meldmind.integrations.openspiel import MeldmindBot
+    bot = MeldmindBot(1, level="easy")
+    state = pyspiel.load_game("gin_rummy").new_initial_state()
+    with pytest.raises(MeldmindError) as dealing:
+        bot.step(state)
+    assert str(dealing.value) == ("the OpenSpiel state is still being dealt: a bot decides once "
+                                  "the deal is done")
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    with pytest.raises(MeldmindError, match="it is not seat 1's turn"):
+        bot.step(state)
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    with pytest.raises(MeldmindError, match="the game of this observation is over"):
+        bot.step(state)
+
 def test_openspiel_adapter_observation_is_a_valid_meldmind_observation():
     """At every decision of an OpenSpiel game, the adapter's observation carries the dealt
     upcard and the whole move history, and passes meldmind's JSON checks unchanged, but the

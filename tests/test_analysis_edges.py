@@ -10,6 +10,7 @@ from numba import njit
 
 from meldmind import (Meld, MeldmindError, analyze_batch, analyze_hand, encode_hands,
                       layoff_targets)
+from meldmind.cli import main
 from meldmind.kernels import bridge
 
 RUN = 1          # meld_catalog's kind: 0 group, 1 run
@@ -48,6 +49,20 @@ def test_kirolo_deadwood_by_value_then_element():
     a = analyze_hand("kirolo", "ME02a FI09a WA02a EA11a")
     assert a.deadwood == ("WA02a", "ME02a", "FI09a", "EA11a")
     assert (a.deadwood_count, a.deadwood_points) == (4, 2 + 2 + 9 + 11)
+
+
+def test_kirolo_action_cards_are_listed_apart_and_counted_nowhere(capsys):
+    """EXCHANGE and SEARCH make no meld and are no deadwood; the analysis names them rather
+    than drop them, in Python and on the command line."""
+    a = analyze_hand("kirolo", "FI07a EXCHANGE SEARCH JOKER FI08a FI09a")
+    assert a.action_cards == ("EXCHANGE", "SEARCH")
+    assert [(m.cards, m.joker_stands_for) for m in a.melds] == \
+        [(("FI07a", "FI08a", "FI09a", "JOKER"), ("FI10",))]
+    assert (a.deadwood, a.deadwood_count, a.deadwood_points) == ((), 0, 0)
+    assert analyze_hand("gin", "AS 2S 3S").action_cards == ()
+    assert main(["analyze", "kirolo", "FI07a", "EXCHANGE", "SEARCH"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].strip() == \
+        "action cards EXCHANGE SEARCH: in no meld, counted in no deadwood"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -258,3 +258,11 @@ def test_a_gap_that_shows_as_a_tenth_of_a_point_is_not_called_a_tie():
     text = explain("cardverse", obs, QD, 0.125, (Alternative(QD, 0.125, 99),
                                                  Alternative(C9, 0.1246, 99)))
     assert text.endswith(" The search expects +12.5 points for you, as much as discard 9C.")
+
+
+def test_a_value_that_rounds_to_zero_reads_plus_zero_never_minus_zero():
+    """-0.04 points is shown +0.0, not -0.0 (4 of 13,055 explanations read -0.0)."""
+    obs = _cardverse_values([0, 0], [5, 6])
+    text = explain("cardverse", obs, QD, -0.0004, (Alternative(QD, -0.0004, 99),
+                                                   Alternative(C9, -0.05, 99)))
+    assert text.endswith(" The search expects +0.0 points for you, 5.0 more than discard 9C.")

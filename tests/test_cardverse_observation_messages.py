@@ -109,6 +109,21 @@ def test_an_unknown_top_level_field_is_refused_with_the_likely_one(variant):
         meldmind.suggest(obs, level="easy", seed=1)
 
 
+@pytest.mark.parametrize("variant, field, misspelt, meant", [
+    ("cardverse", "options", "targetScore", "target_score"),
+    ("gin", "parameters", "knockCard", "knock_card")])
+def test_a_misspelt_option_of_the_observation_is_refused_with_the_likely_one(variant, field,
+                                                                             misspelt, meant):
+    """In the observation's objects too (docs/json-protocol.md): the misspelling is named
+    before the option it leaves missing, with the name it likely meant."""
+    game = new_game(variant, seed=3)
+    obs = game.observation(game.to_move)
+    obs[field][misspelt] = obs[field].pop(meant)
+    with pytest.raises(MeldmindError) as refused:
+        meldmind.suggest(obs, level="easy", seed=1)
+    assert str(refused.value) == (f"{variant} observation: '{field}': unknown field "
+                                  f"'{misspelt}' (did you mean '{meant}'?)")
+
 def test_events_must_be_the_list_of_texts_the_doc_describes():
     assert isinstance(START["events"], list)
     _refused(_edit(START, events="dealt"), "events")

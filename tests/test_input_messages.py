@@ -84,6 +84,36 @@ def test_words_after_a_move_that_names_no_card_make_an_unknown_move(variant, tex
     assert game.to_json() == before
 
 
+@pytest.mark.parametrize("variant, text, forms", [
+    ("gin", "take discard", "draw upcard, draw stock, pass, knock, discard <card>, "
+                            "lay meld <cards>, lay off <card>"),
+    ("cardverse", "draw upcard", "draw stock, take discard, discard <card>, lay meld <cards>, "
+                                 "lay off <card> on meld <n> (low end | high end | group)")])
+def test_an_unknown_move_text_lists_the_games_move_forms(variant, text, forms):
+    """The two games name their draws differently: a player who types the other game's words
+    learns this game's."""
+    game = new_game(variant, seed=4)
+    before = game.to_json()
+    with pytest.raises(MeldmindError) as refused:
+        game.play(text)
+    assert str(refused.value) == f'unknown move "{text}" for {variant}; its moves: {forms}'
+    assert game.to_json() == before
+
+
+@pytest.mark.parametrize("variant", ["gin", "cardverse"])
+def test_the_listed_move_forms_are_the_games_verbs_with_their_cards_and_places(variant):
+    from meldmind.game import _move_forms, game_module
+    verbs, most_cards, place_words = _move_forms(variant)
+    listed = {}
+    for form in game_module(variant).MOVE_FORMS.split(", "):
+        verb, _, rest = form.partition(" <")
+        listed[verb] = "<" + rest if rest else ""
+    assert set(listed) == {" ".join(verb) for verb in verbs}
+    for verb, rest in listed.items():
+        names = 0 if not rest else 1 if rest.startswith("<card>") else 2
+        assert names == min(most_cards[verb], 2), verb
+        assert (" on " in rest) == (verb == "lay off" and bool(place_words)), verb
+
 @pytest.mark.parametrize("variant", ["gin", "cardverse"])
 def test_every_legal_move_in_its_full_json_form_is_played(variant):
     """Whole games of moves given as Game.observation lists them (id, text, type and the
@@ -156,6 +186,14 @@ def test_numpy_integers_are_accepted_and_stored_as_python_ints():
                             seed=np.int64(1), iterations=np.int64(4), progress=False)
     assert result.games == 4 and type(result.seed) is int
     assert json.loads(json.dumps(result.to_json()))["deals"] == 2
+
+
+def test_a_numpy_bool_is_a_bool_option_stored_as_python_bool():
+    game = new_game("cardverse", seed=3, options={"ace_high": np.bool_(True),
+                                                  "discard_to_win": np.False_})
+    assert game.options["ace_high"] is True and game.options["discard_to_win"] is False
+    assert json.loads(game.to_json())["options"]["ace_high"] is True
+    assert game.to_json() == new_game("cardverse", seed=3, options={"ace_high": True}).to_json()
 
 
 BOOLEANS_AS_INTEGERS = {
@@ -262,7 +300,7 @@ def test_hint_lines_answers_errors_in_json_terms(monkeypatch, capsys):
     assert seat.endswith("not true") and hand.endswith('not {"0": ["8D"]}')
     code, out = _run_hint(monkeypatch, capsys, b"{}\n[]\nnull\n", "--lines")
     assert [json.loads(line)["error"] for line in out.out.splitlines()] == [
-        "the observation names no known variant: null",
+        "observation: missing field 'variant' (gin, cardverse)",
         "an observation is a JSON object, not array",
         "an observation is a JSON object, not null"]
 

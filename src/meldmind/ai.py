@@ -130,7 +130,9 @@ def _read_observation(observation: Any) -> tuple[str, ModuleType, dict[str, Any]
         observation = parse_json(observation, "observation JSON")
     if not isinstance(observation, Mapping):
         raise MeldmindError(f"an observation is a JSON object, not {json_type(observation)}")
-    variant = observation.get("variant")
+    if "variant" not in observation:
+        raise MeldmindError(f"observation: missing field 'variant' ({', '.join(GAME_MODULES)})")
+    variant = observation["variant"]
     if not isinstance(variant, str):
         raise MeldmindError(f"the observation names no known variant: {shown(variant)}")
     module = game_module(variant)

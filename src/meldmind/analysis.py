@@ -54,6 +54,8 @@ class HandAnalysis:
     deadwood_count: int
     opening_points: int | None = None   # Rami FR only: the largest opening (§2.1 values)
     can_open: bool | None = None        # Rami FR only: opening_points >= the threshold
+    # KIROLO only: its action cards but jokers (EXCHANGE, SEARCH), in no meld and no deadwood
+    action_cards: tuple[str, ...] = ()
 
 
 class BatchAnalysis(NamedTuple):
@@ -153,12 +155,15 @@ def analyze_hand(variant: str, cards: str | Iterable[str], *,
     ``cards`` is a list of card strings or one space-separated string. For ``rami`` the result
     also carries the best opening and whether it reaches the threshold (``opening_threshold``,
     by default 50 with two players and 30 otherwise). KIROLO action cards other than jokers
-    are not meldable and are left out.
+    are not meldable: they are left out of the partition and listed in ``action_cards``.
     """
     v = variant_named(variant)
     opts = resolve_options(v, options)
     ids = parse_cards(v, cards)
+    action_cards: tuple[str, ...] = ()
     if v.deck == "kirolo":
+        action_cards = tuple(format_card(v, c) for c in ids
+                             if card_bit(v, c) < 0 and not is_joker(v, c))
         ids = [c for c in ids if card_bit(v, c) >= 0 or is_joker(v, c)]
     _, melds, leftover = _partition(v, ids, opts, opening=False)
     leftover.sort(key=lambda c: _leftover_order(v, c))
@@ -174,7 +179,8 @@ def analyze_hand(variant: str, cards: str | Iterable[str], *,
         opening_points, can_open = int(opening), opening >= opts["opening_threshold"]
     return HandAnalysis(melds=tuple(melds), deadwood=tuple(format_card(v, c) for c in leftover),
                         deadwood_points=int(points), deadwood_count=len(leftover),
-                        opening_points=opening_points, can_open=can_open)
+                        opening_points=opening_points, can_open=can_open,
+                        action_cards=action_cards)
 
 
 def encode_hands(variant: str, hands: Sequence[str | Iterable[str]]) -> np.ndarray:

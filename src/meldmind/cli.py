@@ -24,7 +24,7 @@ from typing import Any
 from . import __version__
 from .analysis import HandAnalysis, analyze_hand
 from .cards import format_card, parse_cards
-from .errors import MeldmindError, json_type, parse_json
+from .errors import MeldmindError, json_type, parse_json, signed
 from .variants import VARIANTS, json_numbers, seed_value
 
 # Exit statuses besides 0. A crash (a meldmind bug, with a traceback) is Python's 1.
@@ -59,6 +59,9 @@ def _describe(variant: str, hand: str, analysis: HandAnalysis) -> str:
                      f"{count} card{'s' * (count != 1)}, {points} {unit}")
     else:
         lines.append(f"{'':<10}   deadwood: none")
+    if analysis.action_cards:
+        lines.append(f"{'':<10}   action cards {' '.join(analysis.action_cards)}: "
+                     f"in no meld, counted in no deadwood")
     if analysis.opening_points is not None:
         lines.append(f"{'':<10}   opening {analysis.opening_points} points"
                      f" ({'can' if analysis.can_open else 'cannot'} open)")
@@ -187,7 +190,7 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"\nA hint for gin seat {seat} after {recent}; it holds {' '.join(observation['hand'])}:")
     print(f"  {hint.explanation}")
     for alternative in hint.alternatives:
-        print(f"    {alternative.move.text:<14} {alternative.value:+.2f}")
+        print(f"    {alternative.move.text:<14} {signed(alternative.value, 2)}")
     return 0
 
 

@@ -98,6 +98,16 @@ def clipped(text: str) -> str:
     return text if len(text) <= MOST_SHOWN else f"{text[:MOST_SHOWN]}... ({len(text):,} characters)"
 
 
+def signed(value: float, digits: int) -> str:
+    """``value`` with its sign and ``digits`` decimals, for a table or a sentence: a value
+    that rounds to zero reads +0.0, never -0.0.
+
+    >>> signed(2.345, 1), signed(-0.004, 2), signed(-0.3, 0), signed(-0.006, 2)
+    ('+2.3', '+0.00', '+0', '-0.01')
+    """
+    text = f"{value:+.{digits}f}"
+    return "+" + text[1:] if float(text) == 0 else text
+
 def shown(value: Any) -> str:
     """``value`` for an error message: JSON data as JSON (``null``, ``true``, ``{"0": ["8D"]}``),
     as a JSON client wrote it, anything else as its ``repr`` (``(1, 2)``, ``nan``); also an

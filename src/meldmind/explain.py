@@ -163,6 +163,7 @@ import numpy as np
 
 from .analysis import HandAnalysis, analyze_batch, analyze_hand, layoff_targets
 from .cards import RANKS, SUITS, parse_cards
+from .errors import signed
 from .game import Move
 from .games.cardverse import KERNEL as CARDVERSE_KERNEL, OPTIONS as CARDVERSE_OPTIONS
 from .games.gin import KERNEL as GIN_KERNEL, PARAMETERS as GIN_PARAMETERS
@@ -550,10 +551,10 @@ def _value_sentence(variant: str, obs: Mapping[str, Any], value: float | None,
             surely = "as" if others[0].value >= 1 else "more surely than"
             return f"{expects}, {surely} with {others[0].move.text}."
         lost = -1 / (len(obs["hand_sizes"]) - 1)
-        expects = (f" The search scores it {value:+.2f} (a game won counts +1, a game lost "
+        expects = (f" The search scores it {signed(value, 2)} (a game won counts +1, a game lost "
                    f"{lost:+.2g})")
     else:
-        expects = f" The search expects {value * scale:+.{digits}f} points for you"
+        expects = f" The search expects {signed(value * scale, digits)} points for you"
         if variant == "cardverse" and len(obs["hand_sizes"]) > 2:   # a loser's return is shared
             expects += " against the average opponent"
     if not others:

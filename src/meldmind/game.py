@@ -335,7 +335,8 @@ class Game:
                 cards = " ".join(format_card(self.variant, c) for c in key[1])
                 raise IllegalMove(f"lay meld {cards}: not a valid meld ({self._module.MELD_RULE})")
             if key not in _move_phases(self.variant):
-                raise MeldmindError(f"unknown move {shown(move)} for {self.variant}")
+                raise MeldmindError(f"unknown move {shown(move)} for {self.variant}; its moves: "
+                                    f"{self._module.MOVE_FORMS}")
             phase = self._phase()
             action = _action_ids(self.variant, phase).get(key)
             if action is not None:

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .ai import SEARCH_LEVELS, ai_module, check_budget, decide, derived_seed, level_name
-from .errors import OptionError, shown
+from .errors import OptionError, shown, signed
 from .game import game_module, game_scores, resolve_game_options
 from .kernels import levels
 from .variants import int_range, is_positive_int, seed_value
@@ -356,11 +356,11 @@ def format_table(results: list[ArenaResult]) -> str:
               "95% interval", "score diff", "Elo", "time")
     rows = [header]
     for r in results:
-        elo = f"{r.elo_diff:+.0f}" if r.elo_diff is not None else "—"
+        elo = signed(r.elo_diff, 0) if r.elo_diff is not None else "—"
         rate = f"{r.win_rate:.1%}" if r.win_rate is not None else "—"
         rows.append((r.variant, r.level_a, r.level_b, str(r.deals), str(r.games), str(r.wins_a),
                      str(r.wins_b), str(r.draws), rate,
-                     f"{r.ci95[0]:.1%} – {r.ci95[1]:.1%}", f"{r.mean_score_diff:+.2f}", elo,
+                     f"{r.ci95[0]:.1%} – {r.ci95[1]:.1%}", signed(r.mean_score_diff, 2), elo,
                      f"{r.seconds:.1f}s"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]

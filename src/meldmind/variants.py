@@ -7,6 +7,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+import numpy as np
+
 from .errors import OptionError, json_type, shown
 
 
@@ -19,7 +21,7 @@ class Variant:
 
 
 def is_bool(value: Any) -> bool:
-    return isinstance(value, bool)
+    return isinstance(value, (bool, np.bool_))     # numpy's too, as with its integers
 
 
 FLOAT_EXACT = 2 ** 53     # every integer up to this is a float exactly; beyond, not all

@@ -19,7 +19,7 @@ import numpy as np
 from ..cards import format_card, mask_cards
 from ..variants import checked_options, int_range, is_bool, is_integer, is_json_integer, json_numbers
 from . import meld_action_of
-from .fields import OBS_FORMAT, OBS_VERSION, FieldReader
+from .fields import OBS_FORMAT, OBS_VERSION, FieldReader, unknown_field
 from ..errors import MeldmindError, shown
 from ..kernels import cardverse as KERNEL
 
@@ -145,6 +145,9 @@ def action_json(action: int, phase: int | None = None) -> dict[str, Any]:
 # What a meld is (RULES.md §4.5), for the messages that refuse one.
 MELD_RULE = ("a group is 3-4 cards of one rank in distinct suits; a run 3+ consecutive cards of "
              "one suit in 2..A")
+# The forms of the move texts (``action_text``), for the messages that refuse an unknown one.
+MOVE_FORMS = ("draw stock, take discard, discard <card>, lay meld <cards>, "
+              "lay off <card> on meld <n> (low end | high end | group)")
 
 
 def meld_action(cards: str | Iterable[str]) -> int:
@@ -465,15 +468,16 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     given = r.get("options")
     if not isinstance(given, Mapping):
         raise MeldmindError("cardverse observation: 'options' must be an object")
+    # first: a misspelt option is the likely reason for a missing one
+    unknown = unknown_field(given, frozenset(OPTIONS))
+    if unknown is not None:
+        raise _Reader.fail(f"'options': {unknown}")
     options = json_numbers(OPTIONS, given)
     for name, (_, _, check) in OPTIONS.items():
         if name not in given:
             raise _Reader.fail(f"missing option {name!r}")
         if not check(options[name]):
             raise _Reader.fail(f"option {name!r} must be {check.__doc__}, not {shown(given[name])}")
-    unknown = sorted(set(given) - set(OPTIONS))
-    if unknown:
-        raise _Reader.fail(f"unknown option {unknown[0]!r}")
     n = options["num_players"]
     obs = np.zeros(K.OBS_SIZE, dtype=np.int64)
     obs[K.O_PARAMS:K.O_PARAMS + K.PARAMS_SIZE] = make_params(options)

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..cards import fold_case, format_card, mask_cards
 from . import meld_action_of
-from .fields import OBS_FORMAT, OBS_VERSION, FieldReader
+from .fields import OBS_FORMAT, OBS_VERSION, FieldReader, unknown_field
 from ..errors import MeldmindError, shown
 from ..kernels import gin as KERNEL
 from ..variants import checked_options, is_integer
@@ -145,6 +145,9 @@ def action_json(action: int, phase: int | None = None) -> dict[str, Any]:
 # What a meld is (RULES.md §5.2, OpenSpiel's meld ids), for the messages that refuse one.
 MELD_RULE = ("a group is 3-4 cards of one rank; a run 3-5 consecutive cards of one suit, ace low; "
              "longer runs are laid in parts")
+# The forms of the move texts (``action_text``), for the messages that refuse an unknown one.
+MOVE_FORMS = ("draw upcard, draw stock, pass, knock, discard <card>, lay meld <cards>, "
+              "lay off <card>")
 
 
 def meld_action(cards: str | Iterable[str]) -> int:
@@ -198,8 +201,7 @@ def _history_code(key: str, item: Any, seat: int) -> tuple[int, int]:
     except MeldmindError as error:
         raise _Reader.fail(f"{key!r}: {error}") from None
     if move not in _PLAIN_CODES:
-        raise _Reader.fail(f"{key!r}: unknown move {shown(item['move'])} (draw upcard, draw stock, pass, "
-                           "knock, discard <card>, lay meld <cards>, lay off <card>)")
+        raise _Reader.fail(f"{key!r}: unknown move {shown(item['move'])} ({MOVE_FORMS})")
     return who, _PLAIN_CODES[move]
 
 
@@ -264,6 +266,9 @@ def observation_array(d: Mapping[str, Any]) -> np.ndarray:
     r = _Reader.open(d)
     obs = np.zeros(K.OBS_SIZE, dtype=np.int64)
     params = r.get("parameters")
+    unknown = unknown_field(params, frozenset(PARAMETERS)) if isinstance(params, Mapping) else None
+    if unknown is not None:
+        raise _Reader.fail(f"'parameters': {unknown}")
     if params != PARAMETERS:
         raise _Reader.fail(f"'parameters' must be {shown(PARAMETERS)} (gin has no options), "
                            f"not {shown(params)}")

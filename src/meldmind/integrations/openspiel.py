@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..ai import check_budget, decide, derived_seed, level_name
-from ..errors import OptionError
+from ..errors import MeldmindError, OptionError
 from ..games import gin
 from ..variants import is_integer, seed_value
 
@@ -99,7 +99,7 @@ def _replay(openspiel_state: Any) -> tuple[np.ndarray, list[int]]:
     history = openspiel_state.full_history()
     chance = [from_openspiel_card(step.action) for step in history if step.player == CHANCE_PLAYER]
     if len(chance) < _DEAL:
-        raise ValueError("the OpenSpiel state is still being dealt")
+        raise MeldmindError("the OpenSpiel state is still being dealt: a bot decides once the deal is done")
     state = deal_state(chance[:10], chance[10:20], chance[20], chance[_DEAL:])
     known_before_showing = [-1, -1]
     for step in history:
