@@ -73,7 +73,7 @@ class PeekingBot(MeldmindBot):
 def _match(make_ours, our_label, make_opponent, label):
     game = pyspiel.load_game("gin_rummy")
     wins = losses = draws = 0
-    diffs = []
+    points_per_hand = []
     ours_time = ours_moves = theirs_time = theirs_moves = 0
     for deal in range(PAIRS):
         for our_seat in (0, 1):
@@ -81,20 +81,20 @@ def _match(make_ours, our_label, make_opponent, label):
             theirs = TimedBot(make_opponent(1 - our_seat, game, deal))
             bots = [ours, theirs] if our_seat == 0 else [theirs, ours]
             returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 10_000 + deal)
-            diff = returns[our_seat] - returns[1 - our_seat]
-            diffs.append(diff)
-            wins += diff > 0
-            losses += diff < 0
-            draws += diff == 0
+            points = returns[our_seat]     # the hand's points, won (+) or lost (-)
+            points_per_hand.append(points)
+            wins += points > 0
+            losses += points < 0
+            draws += points == 0
             ours_time, ours_moves = ours_time + ours.seconds, ours_moves + ours.moves
             theirs_time, theirs_moves = theirs_time + theirs.seconds, theirs_moves + theirs.moves
     decided = wins + losses
-    rate = wins / decided if decided else 0.5
+    rate = wins / decided if decided else None
     low, high = wilson_interval(wins, decided)
-    elo = elo_difference(rate)
+    elo = elo_difference(rate) if rate is not None else None
     print(f"\n{our_label} vs {label}: {PAIRS} deal pairs, {2 * PAIRS} games, {wins}-{losses}-{draws} "
-          f"(W-L-D), win rate {rate:.1%} [{low:.1%}, {high:.1%}], mean score diff "
-          f"{np.mean(diffs):+.2f}, Elo {elo if elo is None else round(elo)}; "
+          f"(W-L-D), win rate {'—' if rate is None else f'{rate:.1%}'} [{low:.1%}, {high:.1%}], "
+          f"mean points per hand {np.mean(points_per_hand):+.2f}, Elo {elo if elo is None else round(elo)}; "
           f"ms/move: {our_label} {1000 * ours_time / max(ours_moves, 1):.1f}, "
           f"{label} {1000 * theirs_time / max(theirs_moves, 1):.1f}")
     return wins, losses, draws

@@ -70,3 +70,27 @@ def test_a_losing_level_gets_a_negative_elo_and_an_interval_below_one_half(monke
     assert r.ci95 == pytest.approx((1 - 0.969947, 1 - 0.436497), abs=1e-6)   # mirror image
     assert r.elo_diff == pytest.approx(-400 * math.log10(5))
     assert r.mean_score_diff == pytest.approx(-340 / 8)
+
+
+def test_a_gin_arenas_score_difference_is_the_hand_points_a_won_or_lost(monkeypatch):
+    """Gin's returns are zero-sum (+25 for the winner, -25 for the loser), but the winner alone
+    scores: A's score minus B's is the hand's points won or lost by A, not twice them."""
+    played = []
+    real_play = tournament._play
+
+    def play(variant, options, deal_seed, seat_levels, *rest):
+        returns, scores = real_play(variant, options, deal_seed, seat_levels, *rest)
+        played.append((seat_levels.index("easy"), returns))
+        return returns, scores
+
+    monkeypatch.setattr(tournament, "_play", play)
+    r = meldmind.arena("gin", "easy", "beginner", deals=6, seed=2, processes=1, progress=False)
+    assert len(played) == 12 and all(returns[0] == -returns[1] for _, returns in played)
+    points_of_a = [returns[a] for a, returns in played]
+    assert any(points_of_a) and r.mean_score_diff == pytest.approx(sum(points_of_a) / 12)
+    # so does a Game: seat 1 wins this hand by 42 points, seat 0 scores nothing
+    game = meldmind.new_game("gin", seed=2)
+    while not game.is_over:
+        game.play(game.legal_moves()[-1])
+    assert game.returns == [-42.0, 42.0] and game.scores == [0, 42]
+

@@ -193,12 +193,13 @@ def check_move_object(variant: str, action: int, phase: int, move: Mapping[str, 
 
 def game_scores(module: ModuleType, state: np.ndarray, players: int) -> list[int]:
     """Cumulative scores where the game keeps them (its optional ``scores``, docs/engine-
-    contract.md), else the returns."""
+    contract.md), else the points each seat won: in gin the hand's winner scores its points
+    and the loser nothing, where the returns are zero-sum (``[25, -25]`` scores ``[25, 0]``)."""
     if hasattr(module, "scores"):
         return module.scores(state)
     out = np.zeros(players, np.float64)
     module.KERNEL.returns(state, out)
-    return [int(r) for r in out]
+    return [max(int(r), 0) for r in out]
 
 
 def resolve_game_options(module: ModuleType, variant: str, options: Mapping[str, Any] | None
@@ -271,7 +272,8 @@ class Game:
 
     @property
     def scores(self) -> list[int]:
-        """Cumulative scores where the game keeps them, else the returns."""
+        """Cumulative scores where the game keeps them (CardVerse), else the points each seat
+        won (gin: the hand's points for its winner, 0 for the loser)."""
         return game_scores(self._module, self._state, self.players)
 
     @property

@@ -46,7 +46,8 @@ class ArenaResult:
     ``games`` is twice ``deals``; ``wins_a``, ``wins_b`` and ``draws`` (games nobody won) add
     up to it. ``win_rate`` is A's share of the decided games, None when no game is decided;
     ``ci95`` its Wilson 95% interval as (low, high), (0.0, 1.0) when no game is decided.
-    ``mean_score_diff`` is A's final score minus B's, per game (gin: the hand's points).
+    ``mean_score_diff`` is A's final score minus B's, per game (gin: the hand's points, won or
+    lost by A).
     ``elo_diff`` is A's Elo advantage that ``win_rate`` implies, None when ``win_rate`` is
     None, 0 or 1. ``seconds`` is the wall time of the games.
     """
@@ -115,9 +116,9 @@ def ai_seed_of(seed: int, deal: int, a_seat: int) -> int:
 def _play(variant: str, options: dict, deal_seed: int, seat_levels: tuple[str, ...],
           iterations: int | None, budget_ms: float | None, ai_seed: int
           ) -> tuple[list[float], list[float]]:
-    """One game; seat s is played by ``seat_levels[s]``. Its returns and final scores: the
-    cumulative scores where the game keeps them (CardVerse, whose returns only say who won the
-    game), else the returns."""
+    """One game; seat s is played by ``seat_levels[s]``. Its returns and final scores
+    (``game_scores``: CardVerse's cumulative scores, whose returns only say who won the game;
+    gin's hand points, which its winner scores)."""
     module = game_module(variant)
     kernel, ai = module.KERNEL, ai_module(variant)
     params = module.make_params(options)
