@@ -94,7 +94,8 @@ def _match(make_ours, our_label, make_opponent, label):
     elo = elo_difference(rate) if rate is not None else None
     print(f"\n{our_label} vs {label}: {PAIRS} deal pairs, {2 * PAIRS} games, {wins}-{losses}-{draws} "
           f"(W-L-D), win rate {'—' if rate is None else f'{rate:.1%}'} [{low:.1%}, {high:.1%}], "
-          f"mean points per hand {np.mean(points_per_hand):+.2f}, Elo {elo if elo is None else round(elo)}; "
+          f"mean points per hand {np.mean(points_per_hand):+.2f}, "
+          f"Elo {elo if elo is None else round(elo)}; "
           f"ms/move: {our_label} {1000 * ours_time / max(ours_moves, 1):.1f}, "
           f"{label} {1000 * theirs_time / max(theirs_moves, 1):.1f}")
     return wins, losses, draws

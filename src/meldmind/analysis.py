@@ -54,7 +54,7 @@ class HandAnalysis:
     deadwood_count: int
     opening_points: int | None = None   # Rami FR only: the largest opening (§2.1 values)
     can_open: bool | None = None        # Rami FR only: opening_points >= the threshold
-    # KIROLO only: its action cards but jokers (EXCHANGE, SEARCH), in no meld and no deadwood
+    # KIROLO only: its action cards other than jokers (EXCHANGE, SEARCH), in no meld or deadwood
     action_cards: tuple[str, ...] = ()
 
 

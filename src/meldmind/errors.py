@@ -108,6 +108,7 @@ def signed(value: float, digits: int) -> str:
     text = f"{value:+.{digits}f}"
     return "+" + text[1:] if float(text) == 0 else text
 
+
 def shown(value: Any) -> str:
     """``value`` for an error message: JSON data as JSON (``null``, ``true``, ``{"0": ["8D"]}``),
     as a JSON client wrote it, anything else as its ``repr`` (``(1, 2)``, ``nan``); also an
