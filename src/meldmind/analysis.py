@@ -160,11 +160,11 @@ def analyze_hand(variant: str, cards: str | Iterable[str], *,
     v = variant_named(variant)
     opts = resolve_options(v, options)
     ids = parse_cards(v, cards)
-    action_cards: tuple[str, ...] = ()
-    if v.deck == "kirolo":
-        action_cards = tuple(format_card(v, c) for c in ids
-                             if card_bit(v, c) < 0 and not is_joker(v, c))
-        ids = [c for c in ids if card_bit(v, c) >= 0 or is_joker(v, c)]
+    # KIROLO's action cards but jokers (the other decks have none): no meld takes them
+    unmeldable = [c for c in ids if card_bit(v, c) < 0 and not is_joker(v, c)] \
+        if v.deck == "kirolo" else []
+    if unmeldable:
+        ids = [c for c in ids if c not in unmeldable]
     _, melds, leftover = _partition(v, ids, opts, opening=False)
     leftover.sort(key=lambda c: _leftover_order(v, c))
     a1, a2, jokers = hand_mask(v, leftover)
@@ -180,7 +180,7 @@ def analyze_hand(variant: str, cards: str | Iterable[str], *,
     return HandAnalysis(melds=tuple(melds), deadwood=tuple(format_card(v, c) for c in leftover),
                         deadwood_points=int(points), deadwood_count=len(leftover),
                         opening_points=opening_points, can_open=can_open,
-                        action_cards=action_cards)
+                        action_cards=tuple(format_card(v, c) for c in unmeldable))
 
 
 def encode_hands(variant: str, hands: Sequence[str | Iterable[str]]) -> np.ndarray:
