@@ -307,3 +307,57 @@ def test_illegal_moves_leave_the_game_json_and_every_seats_observation_unchanged
         game.play("lay meld 9C 9D 8H")
     assert views(game) == before
     assert len(game.moves) == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# 9. §4.4 LAY_MELD: a meld that empties the hand goes out, with no discard
+# ---------------------------------------------------------------------------------------------
+
+def test_laying_the_last_cards_as_a_meld_goes_out_without_a_discard():
+    """§4.4 LAY_MELD: "meld → table; hand empty → HAND_END (actor wins)"; §4.6.1: "the hand
+    ends when a player has no card left after a legal move: after `LAY_MELD`/`LAY_OFF` (only
+    possible when `discard_to_win` = false)"; §4.6.3: the winner "adds the sum of all other
+    players' hand values"."""
+    # seat 0: 9C 9D 9H 2S 3S 4S      draws 5S, lays 9C 9D 9H, then 2S 3S 4S 5S: no card left
+    # seat 1: KC QD 2C 7H AD = 10+10+2+7+1 = 30
+    game = story_game(["9C 9D 9H 2S 3S 4S", "KC QD 2C 7H AD"], stock="5S", discard="8D")
+    play(game, "draw stock", "lay meld 9C 9D 9H")
+    assert game.observation(0)["hand"] == ["2S", "3S", "4S", "5S"]
+    game.play("lay meld 2S 3S 4S 5S")
+    o = game.observation(1)
+    assert o["last_hand"] == {"winner": 0, "end": "out", "hand_values": [0, 30]}
+    assert game.scores == [30, 0] and not game.is_over
+    # the hand ended on the lay: no discard followed it, and hand 2 is dealt, seat 1 first
+    moves = [e for e in o["events"] if e.startswith("seat 0: ")]
+    assert moves[-1] == "seat 0: lay meld 2S 3S 4S 5S"
+    assert (o["hand_number"], o["turn"], game.to_move) == (2, 0, 1)
+    assert (o["table"], o["hand_sizes"], o["stock_size"]) == ([], [7, 7], 37)
+
+
+# ---------------------------------------------------------------------------------------------
+# 10. §4.8 a card taken from the discard stays known until laid or discarded
+# ---------------------------------------------------------------------------------------------
+
+def test_a_taken_card_is_known_until_laid_or_discarded_and_may_go_back_on_a_later_turn():
+    """§4.8: "every card taken from the discard (known to remain in that hand until laid or
+    discarded)" is seen by all; §4.4: `takenFromDiscard` is a per-turn flag, so DISCARD refuses
+    only the card taken this turn (Decision 6), not one taken on an earlier turn."""
+    # seat 0: 5H 6H 2C KC 4S JC QD    takes 9D, throws 2C; takes 7H, lays 5H 6H 7H, throws KC;
+    #                                 draws 3S and throws 9D, taken two turns before
+    # seat 1: AD 3C 8S 10C 2D 4D 6S   draws 7H and throws it; draws 8C and throws it
+    game = story_game(["5H 6H 2C KC 4S JC QD", "AD 3C 8S 10C 2D 4D 6S"], stock="7H 8C 3S",
+                      discard="9D")
+    game.play("take discard")
+    refuse(game, "discard 9D", K.R_REDISCARD)
+    game.play("discard 2C")
+    assert game.observation(1)["taken_from_discard"] == [["9D"], []]
+    play(game, "draw stock", "discard 7H", "take discard", "lay meld 5H 6H 7H")
+    # 7H went to the table with the run: only 9D is still known in seat 0's hand
+    assert game.observation(1)["taken_from_discard"] == [["9D"], []]
+    play(game, "discard KC", "draw stock", "discard 8C", "draw stock")
+    assert "discard 9D" in texts(game, "discard")         # taken two turns ago: may go back
+    game.play("discard 9D")
+    o = game.observation(1)
+    assert o["taken_from_discard"] == [[], []] and o["discard_pile"][-1] == "9D"
+    # the hand's history still says who took which card
+    assert o["hand_history"]["taken"] == [["9D", "7H"], []]
