@@ -606,6 +606,19 @@ def _stalling_move(game, obs, rng):
     return rng.choice(others or texts)
 
 
+def _upcards_taken(obs):
+    """The upcards gin's history shows taken, the deal's first upcard too; OpenSpiel's limit of
+    50 counts only those taken in the draw phase, so the take that ends the hand is the 50th
+    or, when the first upcard was taken, the 51st."""
+    return sum(entry["move"] == "draw upcard" for entry in obs.get("history", []))
+
+
+def _ordinal_take(obs):
+    """The ordinal of the next upcard take: 50th or 51st."""
+    taken = _upcards_taken(obs) + 1
+    return f"{taken}{'st' if taken % 10 == 1 else 'th'}"
+
+
 def test_explanations_say_when_a_move_ends_the_hand():
     claims = {"out": 0, "repeated_move": 0, "empty_stock": 0, "upcard_limit": 0, "max_turns": 0}
     rng = random.Random(5)
@@ -629,7 +642,8 @@ def test_explanations_say_when_a_move_ends_the_hand():
                     said = {how: phrase in text for how, phrase in (
                         ("out", "so you go out and win the hand"),
                         ("repeated_move", "throwing back yours too ends the hand as a draw"),
-                        ("upcard_limit", "50th upcard taken, which ends the hand as a draw"))}
+                        ("upcard_limit", f"{_ordinal_take(obs)} upcard taken, which ends the "
+                                         f"hand as a draw"))}
                     for how_said, claimed in said.items():
                         assert claimed == (ended and how == how_said), text
                         claims[how_said] += claimed
@@ -798,3 +812,44 @@ def test_a_broken_meld_is_not_compared_with_throwing_back_the_card_just_taken(re
            "options": {"no_immediate_rediscard": not rediscard_allowed}}
     assert explain("cardverse", obs, Move(35, "discard 8H"), None, ()) == \
         f"Discard 8H: {reason}, and your opponent has not shown interest in eights."
+
+
+# ---------------------------------------------------------------------------------------------
+# From a researcher's audit of the explanations (helper-75)
+# ---------------------------------------------------------------------------------------------
+
+def _upcard_taker_game(seed, take_first):
+    """A gin game whose seats take every upcard in the draw phase and discard another card (the
+    first such card of the hand that is not the one just taken), so the stock never shrinks:
+    returns it at the 50th draw-phase take, which ends the hand (OpenSpiel's limit)."""
+    game = new_game("gin", seed=seed)
+    while True:
+        obs = game.observation(game.to_move)
+        texts = [m.text for m in game.legal_moves()]
+        if obs["phase"] == "draw" and obs["upcard_draws"] == 49:
+            return game, obs
+        if obs["phase"] == "first_upcard":
+            move = "draw upcard" if take_first and "draw upcard" in texts else \
+                "pass" if "pass" in texts else "draw stock"
+        elif "draw upcard" in texts:
+            move = "draw upcard"
+        else:
+            move = next(t for t in texts if t.startswith("discard ")
+                        and t.split()[1] != obs["prev_upcard"])
+        game.play(move)
+
+
+@pytest.mark.parametrize("take_first, ordinal", [(True, "51st"), (False, "50th")])
+def test_the_take_that_reaches_the_upcard_limit_counts_the_first_upcard(take_first, ordinal):
+    """OpenSpiel's limit counts the upcards taken in the draw phase (``upcard_draws``): the
+    first upcard is not among them. When a seat took it, the take that ends the hand is the
+    51st upcard taken, as the history shows, not the 50th."""
+    game, obs = _upcard_taker_game(3, take_first)
+    taken = sum(entry["move"] == "draw upcard" for entry in obs["history"])
+    assert taken == (50 if take_first else 49)
+    take = next(m for m in game.legal_moves() if m.text == "draw upcard")
+    assert explain("gin", obs, take, None, ()) == (
+        f"Take the {obs['upcard']}: it is the {ordinal} upcard taken, which ends the hand as a "
+        f"draw: no one scores.")
+    game.play(take)
+    assert game.is_over and game.observation(0)["end"] == "upcard_limit"

@@ -458,6 +458,20 @@ def _decline_reason(variant: str, obs: Mapping[str, Any], prefers: str) -> str:
     return f"{completes}, but {prefers}"
 
 
+def _took_first_upcard(obs: Mapping[str, Any]) -> bool:
+    """Whether a gin seat took the deal's first upcard: the first move after the passes of the
+    first-upcard phase. OpenSpiel's limit of 50 upcards counts only the later ones."""
+    first = next((entry.get("move") for entry in obs.get("history") or []
+                  if entry.get("move") != "pass"), None)
+    return first == "draw upcard"
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, ..., 21st, ..., 50th, 51st."""
+    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def _empty_stock_reason(obs: Mapping[str, Any]) -> str:
     """CardVerse's draw from an empty stock ends the hand (RULES.md §4.6)."""
     return (f"the stock is empty, so this ends the hand, and the lowest hand value wins it; "
@@ -586,8 +600,8 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
         head = f"Take the {top}"
         limit = GIN_KERNEL.MAX_DRAW_UPCARD
         if variant == "gin" and obs.get("phase") == "draw" and obs.get("upcard_draws") == limit - 1:
-            reason = (f"it is the {limit}th upcard taken, which ends the hand as a draw: "
-                      f"no one scores")
+            reason = (f"it is the {_ordinal(limit + _took_first_upcard(obs))} upcard taken, "
+                      f"which ends the hand as a draw: no one scores")
         else:
             reason = _take_reason(variant, obs, top)
     elif text == "draw stock":
