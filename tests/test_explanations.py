@@ -389,6 +389,22 @@ def _opponents_threw(variant, obs):
             for c in cards}
 
 
+def _can_still_meld(variant, obs, card, taken):
+    """Whether ``card`` and ``taken``, a card an opponent took, can still end up in one meld:
+    ``card`` laid off on the table meld ``taken`` lies in (table melds are never rearranged,
+    §4.5), or, while ``taken`` is held, with some third card neither in the discard pile nor
+    on the table."""
+    table = obs.get("table", []) if variant == "cardverse" else []
+    for meld in table:
+        if taken in meld["cards"]:
+            return _is_meld(variant, meld["cards"] + [card])
+    gone = set(obs["discard_pile"]) | {c for meld in table for c in meld["cards"]}
+    if variant == "gin":
+        gone |= {c for melds in obs["melds"] for meld in melds for c in meld} | set(obs["layoffs"])
+    return any(_is_meld(variant, (card, taken, third)) for third in ALL_CARDS
+               if third not in gone | {card, taken})
+
+
 def _check_discard_claim(variant, obs, text):
     """Checks the first half of a discard's explanation; returns the kinds of claims made."""
     card = re.match(r"Discard (\S+): ", text).group(1)
@@ -431,9 +447,16 @@ def _check_discard_claim(variant, obs, text):
         assert not _table_melds_taking(variant, obs, card), text
     related_taken = [c for c in _opponents_took(variant, obs) if _goes_with(variant, card, c)]
     took = re.search(r"took (\S+), which goes with it\.$", text)
+    no_longer = re.search(r"and the (\S+) (your|an) opponent took can no longer meld with it\.$",
+                          text)
     if took:
         assert took.group(1) in related_taken and took.group(1) not in hand, text
+        assert _can_still_meld(variant, obs, card, took.group(1)), text
         kinds.add("took")
+    elif no_longer:
+        assert no_longer.group(1) in related_taken, text
+        assert not any(_can_still_meld(variant, obs, card, c) for c in related_taken), text
+        kinds.add("took, no longer")
     elif re.search(r"(your opponent has not|no opponent has) shown interest in", text):
         assert not related_taken, text
         assert not [c for c in _opponents_threw(variant, obs) - {card}
@@ -496,13 +519,18 @@ def test_the_reviewers_discards():
            "discard_pile": ["QH", "2S", "QS"], "upcard": "9S", "known_cards": [[], []]}
     text = explain("gin", gin, Move(0, "discard QD"), None, ())
     assert "partial meld" not in text and text.startswith("Discard QD: it fits none"), text
-    # the opponent took QH this hand and has melded it since: it has shown interest in queens
+    # the opponent took QH this hand and has melded it since: it has shown interest in queens,
+    # but QH lies in a run now, which QC cannot join (table melds never move, §4.5)
     cv = {"variant": "cardverse", "seat": 0, "hand": "QC 4D 9H".split(), "hand_sizes": [3, 4],
           "taken_from_discard": [[], []], "discard_pile": ["2S"],
           "table": [{"cards": ["QH", "KH", "AH"]}],
           "hand_history": {"taken": [[], ["QH"]], "discarded": [[], []], "declined": [[], []]}}
     text = explain("cardverse", cv, Move(0, "discard QC"), None, ())
-    assert text.endswith("but your opponent took QH, which goes with it."), text
+    assert text.endswith("and the QH your opponent took can no longer meld with it."), text
+    cv["table"] = [{"cards": ["QD", "QH", "QS"]}]       # a group of queens takes QC
+    text = explain("cardverse", cv, Move(0, "discard QC"), None, ())
+    assert text.endswith("but your opponent took QH, which goes with it. You could also lay it "
+                         "off on QD QH QS."), text
     # every card melds: dropping the end of the four-card run leaves no deadwood
     gin = {"variant": "gin", "seat": 0, "hand": "5C 5D 5H 9D 10D JD QD 2S 3S 4S 5S".split(),
            "discard_pile": [], "upcard": None, "known_cards": [[], []]}
@@ -853,3 +881,30 @@ def test_the_take_that_reaches_the_upcard_limit_counts_the_first_upcard(take_fir
         f"draw: no one scores.")
     game.play(take)
     assert game.is_over and game.observation(0)["end"] == "upcard_limit"
+
+
+def test_a_taken_card_that_can_no_longer_meld_with_the_discard_does_not_go_with_it():
+    """The opponent took JH (gin seed 31, normal against normal, as the audit found it): 9H
+    goes with it only through 10H, which lies in the discard pile, so no meld can hold both.
+    The explanation names the taken card without saying it goes with the discard (nor that the
+    opponent showed no interest in nines); with 10H unseen it does go with it."""
+    obs = {"variant": "gin", "seat": 0, "phase": "discard", "upcard": None,
+           "hand": "AD 2D 4D 5D 6D 9H 2S 4S 7S 8S JD".split(),
+           "known_cards": [[], ["JH"]], "discard_pile": ["KC", "6S", "10H", "3H"],
+           "history": [{"seat": 1, "move": "draw upcard"}]}
+    text = explain("gin", obs, Move(34, "discard 9H"), None, ())
+    assert text == ("Discard 9H: it fits none of your melds, and the JH your opponent took can "
+                    "no longer meld with it.")
+    obs["discard_pile"] = ["KC", "6S", "3H"]
+    text = explain("gin", obs, Move(34, "discard 9H"), None, ())
+    assert text.endswith("but your opponent took JH, which goes with it."), text
+    # the same seen in play: every "goes with it" is a meld still possible
+    game = new_game("gin", seed=31)
+    for number in range(37):
+        game.play(meldmind.suggest(game.observation(game.to_move), level="normal",
+                                   seed=number).move)
+    obs = game.observation(game.to_move)
+    for entry in obs["legal_moves"]:
+        if entry["text"].startswith("discard"):
+            _check_discard_claim("gin", obs, explain("gin", obs, Move(entry["id"], entry["text"]),
+                                                     None, ()))

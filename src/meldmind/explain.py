@@ -281,6 +281,24 @@ def _opponents_discards(variant: str, obs: Mapping[str, Any]) -> list[str]:
     return [c for s, cards in enumerate(discarded) if s != seat for c in cards]
 
 
+def _can_still_meld(variant: str, obs: Mapping[str, Any], card: str, taken: str) -> bool:
+    """Whether ``card`` can still end up in one meld with ``taken``, a related card an opponent
+    took: laid off on the table meld ``taken`` now lies in (table melds are never rearranged,
+    RULES.md §4.5), or, while ``taken`` is held, with a completing card that is neither in the
+    discard pile nor on the table."""
+    if variant == "cardverse":
+        for meld in obs.get("table") or []:
+            if taken in meld["cards"]:
+                return bool(layoff_targets(variant, [card], [meld["cards"]]))
+    gone = set(obs.get("discard_pile") or [])
+    if variant == "gin":
+        gone.update(c for melds in obs.get("melds") or [] for meld in melds for c in meld)
+        gone.update(obs.get("layoffs") or [])
+    else:
+        gone.update(c for meld in obs.get("table") or [] for c in meld["cards"])
+    return any(c not in gone for c in _completers(variant, card, taken))
+
+
 def _opponent_word(obs: Mapping[str, Any]) -> str:
     return "your opponent" if len(obs.get("hand_sizes") or [0, 0]) == 2 else "an opponent"
 
@@ -362,10 +380,13 @@ def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
         first = "it fits none of your melds"
     who = _opponent_word(obs)
     takers = [c for c in _opponents_cards(variant, obs) if _related(variant, card, c)]
+    wanted = [c for c in takers if _can_still_meld(variant, obs, card, c)]
     thrown = [c for c in _opponents_discards(variant, obs)
               if c != card and _related(variant, card, c)]
-    if takers:
-        reason = f"{first}, but {who} took {takers[0]}, which goes with it"
+    if wanted:
+        reason = f"{first}, but {who} took {wanted[0]}, which goes with it"
+    elif takers:
+        reason = f"{first}, and the {takers[0]} {who} took can no longer meld with it"
     elif thrown:
         reason = f"{first}, and {who} threw away {thrown[0]}, so it is unlikely to want it"
     else:
