@@ -17,7 +17,7 @@ from itertools import combinations
 import hypothesis.strategies as st
 from hypothesis import HealthCheck, given, settings
 
-from meldmind import analyze_batch, analyze_hand, encode_hands
+from meldmind import analyze_batch, analyze_hand, encode_hands, melds_in
 
 SETTINGS = settings(max_examples=300, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -332,3 +332,20 @@ def test_rami_hand_order_does_not_matter(hand):
     b = analyze_hand("rami", list(reversed(hand)))
     assert (a.deadwood_points, a.deadwood_count, a.opening_points) == (
         b.deadwood_points, b.deadwood_count, b.opening_points)
+
+
+@settings(SETTINGS, max_examples=100)
+@given(st.sampled_from(["gin", "cardverse", "rami"]).flatmap(
+    lambda variant: st.tuples(st.just(variant), hands_52(variant))))
+def test_melds_in_lists_every_meld_of_the_hand_once(variant_and_hand):
+    """``melds_in`` against every subset of the hand that the independent checker accepts: the
+    same card sets, each valid, none listed twice but for a joker read as another card."""
+    variant, hand = variant_and_hand
+    melds = melds_in(variant, hand)
+    for meld in melds:
+        check_meld(variant, meld)
+    readings = Counter((frozenset(m.cards), m.joker_stands_for) for m in melds)
+    assert max(readings.values(), default=1) == 1, melds
+    subsets = {frozenset(s) for size in range(3, len(hand) + 1) for s in combinations(hand, size)
+               if meld_possible(variant, s)}
+    assert {frozenset(m.cards) for m in melds} == subsets

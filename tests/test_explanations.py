@@ -908,3 +908,20 @@ def test_a_taken_card_that_can_no_longer_meld_with_the_discard_does_not_go_with_
         if entry["text"].startswith("discard"):
             _check_discard_claim("gin", obs, explain("gin", obs, Move(entry["id"], entry["text"]),
                                                      None, ()))
+
+
+def test_a_taken_card_is_said_to_complete_the_meld_of_a_best_partition_the_analysis_passed_over():
+    """2C AD 4D 5D 8D AH 2H 4H 4S 5S and the upcard 3S: 4D 4H 4S and 3S 4S 5S each leave 27
+    points (§5.2), so 3S completes a meld of a best partition, whichever the analysis keeps; it
+    does not merely "build on 5S"."""
+    hand = "2C AD 4D 5D 8D AH 2H 4H 4S 5S".split()
+    cards = frozenset(hand) | {"3S"}
+    assert own_deadwood("gin", cards) == 27
+    assert _card_value_total(cards - {"4D", "4H", "4S"}) == 27      # the rest melds nothing
+    assert _card_value_total(cards - {"3S", "4S", "5S"}) == 27
+    obs = {"variant": "gin", "seat": 0, "phase": "draw", "upcard": "3S", "hand": hand,
+           "known_cards": [[], []], "discard_pile": []}
+    assert explain("gin", obs, Move(52, "draw upcard"), None, ()) == \
+        "Take the 3S: it completes 3S 4S 5S."
+    assert explain("gin", obs, Move(53, "draw stock"), None, ()) == \
+        "Draw from the stock: 3S would complete 3S 4S 5S, but this level prefers an unseen card."

@@ -17,7 +17,7 @@ except ImportError as error:  # pragma: no cover - exercised by a subprocess tes
     ) from None
 
 from .analysis import (BatchAnalysis, HandAnalysis, LayOff, Meld, analyze_batch, analyze_hand,
-                       encode_hands, layoff_targets, meld_catalog)
+                       encode_hands, layoff_targets, meld_catalog, melds_in)
 from .cards import format_card, parse_cards
 from .errors import CardError, IllegalMove, MeldmindError, OptionError
 from .game import Event, Game, Move, MoveLike, new_game
@@ -49,5 +49,6 @@ __all__ = [
     "Alternative", "ArenaResult", "Suggestion", "arena", "suggest", "warm_up",
     "BatchAnalysis", "CardError", "Event", "Game", "HandAnalysis", "IllegalMove", "LayOff", "Meld",
     "MeldmindError", "Move", "MoveLike", "OptionError", "VARIANTS", "analyze_batch", "analyze_hand",
-    "encode_hands", "format_card", "layoff_targets", "meld_catalog", "new_game", "parse_cards",
+    "encode_hands", "format_card", "layoff_targets", "meld_catalog", "melds_in", "new_game",
+    "parse_cards",
 ]

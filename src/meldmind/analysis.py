@@ -127,6 +127,15 @@ def _partition(variant: Variant, ids: list[int], opts: Mapping[str, Any], *, ope
     score, rows = handalg.best_partition_of(
         variant.kernel_id, naturals, a2, jokers, opening=opening, **_kernel_args(opts)
     )
+    free, joker_ids = _card_slots(variant, ids)
+    melds = [_meld_from_row(variant, row, free, joker_ids) for row in rows]
+    leftover = sorted([c for cards in free.values() for c in cards] + joker_ids)
+    return score, melds, leftover
+
+
+def _card_slots(variant: Variant, ids: list[int]) -> tuple[dict[int, list[int]], list[int]]:
+    """The hand's card ids by kernel bit, and its jokers: what ``_meld_from_row`` takes the
+    cards of a meld from."""
     free: dict[int, list[int]] = {}
     joker_ids: list[int] = []
     for card in sorted(ids):
@@ -134,9 +143,14 @@ def _partition(variant: Variant, ids: list[int], opts: Mapping[str, Any], *, ope
             joker_ids.append(card)
         elif card_bit(variant, card) >= 0:
             free.setdefault(card_bit(variant, card), []).append(card)
-    melds = [_meld_from_row(variant, row, free, joker_ids) for row in rows]
-    leftover = sorted([c for cards in free.values() for c in cards] + joker_ids)
-    return score, melds, leftover
+    return free, joker_ids
+
+
+def _unmeldable(variant: Variant, ids: list[int]) -> list[int]:
+    """KIROLO's action cards but jokers (the other decks have none): no meld takes them."""
+    if variant.deck != "kirolo":
+        return []
+    return [c for c in ids if card_bit(variant, c) < 0 and not is_joker(variant, c)]
 
 
 def _leftover_order(variant: Variant, card: int) -> tuple[int, int]:
@@ -160,9 +174,7 @@ def analyze_hand(variant: str, cards: str | Iterable[str], *,
     v = variant_named(variant)
     opts = resolve_options(v, options)
     ids = parse_cards(v, cards)
-    # KIROLO's action cards but jokers (the other decks have none): no meld takes them
-    unmeldable = [c for c in ids if card_bit(v, c) < 0 and not is_joker(v, c)] \
-        if v.deck == "kirolo" else []
+    unmeldable = _unmeldable(v, ids)
     if unmeldable:
         ids = [c for c in ids if c not in unmeldable]
     _, melds, leftover = _partition(v, ids, opts, opening=False)
@@ -181,6 +193,25 @@ def analyze_hand(variant: str, cards: str | Iterable[str], *,
                         deadwood_points=int(points), deadwood_count=len(leftover),
                         opening_points=opening_points, can_open=can_open,
                         action_cards=tuple(format_card(v, c) for c in unmeldable))
+
+
+def melds_in(variant: str, cards: str | Iterable[str], *,
+             options: Mapping[str, Any] | None = None) -> tuple[Meld, ...]:
+    """Every meld that ``cards`` can form, overlapping ones included, each listed once: runs of
+    every length, groups of three and of four (a best partition uses some of them, see
+    ``analyze_hand``).
+
+    >>> [m.cards for m in melds_in("gin", "3S 4S 5S 4D 4H KC")]
+    [('3S', '4S', '5S'), ('4D', '4H', '4S')]
+    """
+    v = variant_named(variant)
+    opts = resolve_options(v, options)
+    ids = parse_cards(v, cards)
+    unmeldable = _unmeldable(v, ids)
+    ids = [c for c in ids if c not in unmeldable]
+    a1, a2, jokers = hand_mask(v, ids)
+    rows = handalg.melds_in_hand(v.kernel_id, _naturals(v, a1), a2, jokers, **_kernel_args(opts))
+    return tuple(_meld_from_row(v, row, *_card_slots(v, ids)) for row in rows)
 
 
 def encode_hands(variant: str, hands: Sequence[str | Iterable[str]]) -> np.ndarray:

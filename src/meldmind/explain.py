@@ -161,7 +161,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .analysis import HandAnalysis, analyze_batch, analyze_hand, layoff_targets
+from .analysis import HandAnalysis, analyze_batch, analyze_hand, layoff_targets, melds_in
 from .cards import RANKS, SUITS, parse_cards
 from .errors import signed
 from .game import Move
@@ -307,6 +307,25 @@ def _melds_with(analysis: HandAnalysis, card: str) -> list[tuple[str, ...]]:
     return [m.cards for m in analysis.melds if card in m.cards]
 
 
+def _melds_in_a_best_partition(variant: str, obs: Mapping[str, Any], cards: Sequence[str],
+                               card: str, analysis: HandAnalysis) -> list[tuple[str, ...]]:
+    """The melds with ``card`` of a best partition of ``cards``: those of ``analysis``, else
+    those of a partition as good that the analysis's tie-break passed over (gin's 2C AD 4D 5D
+    8D AH 2H 4H 4S 5S + 3S: 4D 4H 4S or 3S 4S 5S, either leaves 27 points)."""
+    melds = _melds_with(analysis, card)
+    if melds:
+        return melds
+    candidates = [m.cards for m in melds_in(variant, cards) if card in m.cards]
+    if not candidates:
+        return []
+    whole = sum(1 << c for c in parse_cards(variant, cards))
+    masks = np.array([whole & ~sum(1 << c for c in parse_cards(variant, meld))
+                      for meld in candidates], np.uint64)
+    points = analyze_batch(variant, masks, options=_analysis_options(variant, obs)).deadwood_points
+    return [meld for meld, left in zip(candidates, points.tolist())
+            if left == analysis.deadwood_points]
+
+
 def _top_of_discard(variant: str, obs: Mapping[str, Any]) -> str | None:
     if variant == "gin":
         return obs.get("upcard")
@@ -407,7 +426,7 @@ def _no_rediscard(variant: str, obs: Mapping[str, Any]) -> list[str]:
 def _take_reason(variant: str, obs: Mapping[str, Any], top: str) -> str:
     hand = list(obs.get("hand", []))
     analysis = _analyze(variant, obs, hand + [top])
-    melds = _melds_with(analysis, top)
+    melds = _melds_in_a_best_partition(variant, obs, hand + [top], top, analysis)
     if melds:
         return f"it completes {' '.join(melds[0])}"
     table_meld = _table_meld_for(variant, obs, top)
@@ -462,7 +481,8 @@ def _decline_reason(variant: str, obs: Mapping[str, Any], prefers: str) -> str:
     if top is None:
         return "the discard pile is empty"
     hand = list(obs.get("hand", []))
-    melds = _melds_with(_analyze(variant, obs, hand + [top]), top)
+    melds = _melds_in_a_best_partition(variant, obs, hand + [top], top,
+                                       _analyze(variant, obs, hand + [top]))
     if melds:
         completes = f"{top} would complete {' '.join(melds[0])}"
     else:
