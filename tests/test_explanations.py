@@ -299,7 +299,9 @@ def _check_decline_claim(variant, obs, text, searched):
         assert best_after >= now and reason.endswith(f"deadwood of {now}"), text
         return kind, "no lower"
     assert best_after < now, text
-    assert reason == f"{'the search' if searched else 'this level'} prefers an unseen card"
+    # a pass of gin's first upcard draws no card (the dealer's gives the stock card away)
+    preferred = "to pass" if text.startswith("Pass:") else "an unseen card"
+    assert reason == f"{'the search' if searched else 'this level'} prefers {preferred}", text
     return kind, "prefers"
 
 
@@ -757,7 +759,7 @@ def test_a_search_that_ranks_the_upcard_higher_does_not_say_it_prefers_an_unseen
             hint = meldmind.suggest(obs, level=level, seed=1,
                                     iterations=512 if obs["variant"] == "gin" else 64)
             reason, _, values = hint.explanation.partition(". The search ")
-            if "unseen card" not in reason:
+            if not re.search(r"unseen card|prefers to pass|passing does about as well", reason):
                 continue
             prefers = "the search prefers" in reason
             said.add(prefers)
@@ -925,3 +927,19 @@ def test_a_taken_card_is_said_to_complete_the_meld_of_a_best_partition_the_analy
         "Take the 3S: it completes 3S 4S 5S."
     assert explain("gin", obs, Move(53, "draw stock"), None, ()) == \
         "Draw from the stock: 3S would complete 3S 4S 5S, but this level prefers an unseen card."
+
+
+def test_the_dealers_pass_of_the_first_upcard_is_no_preference_for_an_unseen_card():
+    """§5: when the dealer passes the first upcard after the non-dealer, the non-dealer draws
+    from the stock; the dealer draws no card. A first-upcard pass is explained as a pass."""
+    game = new_game("gin", seed=94)
+    game.play("pass")
+    obs = game.observation(1)
+    hint = meldmind.suggest(obs, level="normal", seed=94)
+    assert hint.move.text == "pass"
+    assert hint.explanation == "Pass: 6D would make 4D 5D 6D, but this level prefers to pass."
+    passed = copy.deepcopy(game)
+    passed.play("pass")
+    assert passed.to_move == 0 and [m.text for m in passed.legal_moves()] == ["draw stock"]
+    searched = meldmind.suggest(obs, level="master", iterations=32, seed=94)
+    assert searched.move.text == "pass" and "the search prefers to pass" in searched.explanation

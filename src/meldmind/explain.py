@@ -467,13 +467,17 @@ def _unseen_card_preference(variant: str, obs: Mapping[str, Any], value: float |
                             alternatives: Sequence[Any], move: Move) -> str:
     """Who prefers an unseen card to the upcard: the level, the search, or neither by much (a
     move the search ranks level with or below another: master's bluff, or expert's credit to
-    its heuristic), as the value sentence shows the values."""
+    its heuristic), as the value sentence shows the values. A pass of gin's first upcard
+    draws no card: the non-dealer draws from the stock only if the dealer passes too, and the
+    dealer's pass gives the non-dealer that stock card (RULES.md §5), so it is a pass that the
+    level or the search prefers."""
+    first_upcard = move.text == "pass"
     if value is None:
-        return "this level prefers an unseen card"
+        return "this level prefers to pass" if first_upcard else "this level prefers an unseen card"
     others = [a for a in alternatives if a.move.id != move.id]
     if others and _shown_gap(variant, obs, value, others[0]) <= 0:
-        return "an unseen card does about as well"
-    return "the search prefers an unseen card"
+        return "passing does about as well" if first_upcard else "an unseen card does about as well"
+    return "the search prefers to pass" if first_upcard else "the search prefers an unseen card"
 
 
 def _decline_reason(variant: str, obs: Mapping[str, Any], prefers: str) -> str:
