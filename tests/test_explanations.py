@@ -417,19 +417,43 @@ def _check_discard_claim(variant, obs, text):
     legal = [m["text"].split()[1] for m in obs["legal_moves"] if m["text"].startswith("discard")]
     after = {d: own_deadwood(variant, hand - {d}, ace_high) for d in legal}
     least = min(after.values())
+    now = own_deadwood(variant, hand, ace_high)
+    # the melds of the card that some best partition of the hand uses (longer runs split)
+    best_melds = [m for size in (2, 3, 4) for m in _subsets(sorted(hand - {card}), size)
+                  if _is_meld(variant, (card, *m))
+                  and own_deadwood(variant, hand - {card, *m}, ace_high) == now]
     kinds = set()
-    breaks = re.search(r": it breaks a meld, but no other discard leaves less deadwood \((\d+)\)", text)
-    worse = re.search(r": it breaks a meld and leaves (\d+) deadwood, where discarding (\S+) "
+    loss = r"(breaks a meld|costs you no meld)"
+    breaks = re.search(loss + r", (but|and) no other discard leaves less deadwood \((\d+)\)", text)
+    worse = re.search(loss + r",? (and|but it) leaves (\d+) deadwood, where discarding (\S+) "
                       r"would leave (\d+)", text)
+    as_low = re.search(r": it melds in ([^,]+), but your deadwood is as low without that meld,",
+                       text)
     partial = re.search(r": it only makes a partial meld, with ([^,]+),", text)
+    if breaks or worse:
+        claim = breaks or worse
+        # no meld is lost when the other cards leave the same deadwood without the card
+        broken = after[card] != now
+        assert claim.group(1) == ("breaks a meld" if broken else "costs you no meld"), text
+        assert claim.group(2) == {("breaks a meld", True): "but", ("breaks a meld", False): "and",
+                                  ("costs you no meld", True): "and",
+                                  ("costs you no meld", False): "but it"}[claim.group(1), bool(breaks)]
+        assert best_melds and after[card] + _value(card, ace_high) > now, text
     if breaks:
-        assert int(breaks.group(1)) == after[card] == least, text
-        kinds.add("breaks, least")
+        assert int(breaks.group(3)) == after[card] == least, text
+        kinds.add("breaks, least" if after[card] != now else "no meld lost, least")
     elif worse:
-        assert int(worse.group(1)) == after[card] > least == int(worse.group(3)), text
-        assert after[worse.group(2)] == least, text
-        kinds.add("breaks, more")
+        assert int(worse.group(3)) == after[card] > least == int(worse.group(5)), text
+        assert after[worse.group(4)] == least, text
+        kinds.add("breaks, more" if after[card] != now else "no meld lost, more")
+    elif as_low:
+        meld = as_low.group(1).split()
+        assert card in meld and set(meld) <= hand and _is_meld(variant, meld), text
+        assert own_deadwood(variant, hand - set(meld), ace_high) == now, text
+        assert after[card] + _value(card, ace_high) == now, text
+        kinds.add("melds, as low")
     elif partial:
+        assert not best_melds, text
         dead = _dead(variant, obs)
         for partner in partial.group(1).split():
             assert partner in hand and _goes_with(variant, card, partner), text
@@ -438,7 +462,7 @@ def _check_discard_claim(variant, obs, text):
                        if third not in dead | {card, partner}), text
         kinds.add("partial")
     else:
-        assert ": it fits none of your melds" in text, text
+        assert ": it fits none of your melds" in text and not best_melds, text
         kinds.add("fits none")
     lays_off = re.search(r"\. You could also lay it off on ([^.]+)\.$", text)
     text = text[:lays_off.start() + 1] if lays_off else text
@@ -489,8 +513,8 @@ def test_discard_explanations_over_random_positions():
                         kinds[variant] |= _check_discard_claim(variant, obs, text)
     # a meld card that leaves the least deadwood is rare in random hands: see the story below
     for variant in kinds:
-        assert kinds[variant] >= {"breaks, more", "partial", "fits none", "took", "threw",
-                                  "no interest"}, (variant, kinds[variant])
+        assert kinds[variant] >= {"breaks, more", "no meld lost, more", "partial", "fits none",
+                                  "took", "threw", "no interest"}, (variant, kinds[variant])
     assert "could lay off" in kinds["cardverse"]
 
 
@@ -538,12 +562,12 @@ def test_the_reviewers_discards():
            "discard_pile": [], "upcard": None, "known_cards": [[], []]}
     gin["legal_moves"] = [{"id": 0, "text": f"discard {c}"} for c in gin["hand"]]
     text = explain("gin", gin, Move(0, "discard QD"), None, ())
-    assert text.startswith("Discard QD: it breaks a meld, but no other discard leaves less "
+    assert text.startswith("Discard QD: it costs you no meld, and no other discard leaves less "
                            "deadwood (0)"), text
-    assert _check_discard_claim("gin", dict(gin, history=[]), text) == {"breaks, least",
+    assert _check_discard_claim("gin", dict(gin, history=[]), text) == {"no meld lost, least",
                                                                         "no interest"}
     text = explain("gin", gin, Move(0, "discard 5S"), None, ())
-    assert _check_discard_claim("gin", dict(gin, history=[]), text) == {"breaks, least",
+    assert _check_discard_claim("gin", dict(gin, history=[]), text) == {"no meld lost, least",
                                                                         "no interest"}
 
 
@@ -827,8 +851,8 @@ def test_with_ace_high_four_aces_can_take_a_seat_to_the_target():
 
 
 @pytest.mark.parametrize("rediscard_allowed, reason", [
-    (False, "it breaks a meld, but no other discard leaves less deadwood (10)"),
-    (True, "it breaks a meld and leaves 10 deadwood, where discarding KS would leave 0"),
+    (False, "it costs you no meld, and no other discard leaves less deadwood (10)"),
+    (True, "it costs you no meld, but it leaves 10 deadwood, where discarding KS would leave 0"),
 ])
 def test_a_broken_meld_is_not_compared_with_throwing_back_the_card_just_taken(rediscard_allowed,
                                                                                reason):
@@ -943,3 +967,32 @@ def test_the_dealers_pass_of_the_first_upcard_is_no_preference_for_an_unseen_car
     assert passed.to_move == 0 and [m.text for m in passed.legal_moves()] == ["draw stock"]
     searched = meldmind.suggest(obs, level="master", iterations=32, seed=94)
     assert searched.move.text == "pass" and "the search prefers to pass" in searched.explanation
+
+
+def test_a_discard_says_whether_it_loses_a_meld():
+    """A card of a meld is weighed by what the other cards meld without it: the end of a longer
+    run or the fourth card of a group costs no meld (the test above), a card that a partition
+    as good leaves out gains nothing by melding, and only the rest breaks a meld."""
+    # 3H 4H 5H or 4D 4H 4S: either leaves 4D 4S or 3H 5H, 8 points, beside 2C 7C KD
+    gin = {"variant": "gin", "seat": 0, "hand": "3H 4H 5H 4D 4S 9C 9D 9S 2C 7C KD".split(),
+           "discard_pile": [], "upcard": None, "known_cards": [[], []], "history": []}
+    gin["legal_moves"] = [{"id": 0, "text": f"discard {c}"} for c in gin["hand"]]
+    expected = {
+        "3H": "it melds in 3H 4H 5H, but your deadwood is as low without that meld",
+        "4D": "it melds in 4D 4H 4S, but your deadwood is as low without that meld",
+        "4H": "it breaks a meld and leaves 35 deadwood, where discarding KD would leave 17",
+        "KD": "it fits none of your melds",
+    }
+    for card, reason in expected.items():
+        text = explain("gin", gin, Move(0, f"discard {card}"), None, ())
+        assert text.startswith(f"Discard {card}: {reason}, and your opponent"), text
+        _check_discard_claim("gin", gin, text)
+    # CardVerse: KS was taken this turn and may not go back, so a card of the run must go
+    cv = {"variant": "cardverse", "seat": 0, "hand": "5H 6H 7H KS".split(), "taken_this_turn": "KS",
+          "discard_pile": ["2C"], "hand_sizes": [4, 7], "table": [],
+          "hand_history": {"taken": [["KS"], []], "discarded": [[], []], "declined": [[], []]}}
+    cv["legal_moves"] = [{"id": 0, "text": f"discard {c}"} for c in "5H 6H 7H".split()]
+    text = explain("cardverse", cv, Move(0, "discard 7H"), None, ())
+    assert text.startswith("Discard 7H: it breaks a meld, but no other discard leaves less "
+                           "deadwood (21)"), text
+    assert "breaks, least" in _check_discard_claim("cardverse", cv, text)

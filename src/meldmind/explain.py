@@ -42,7 +42,7 @@ discards:
 'Discard 4S: it breaks a meld and leaves 38 deadwood, where discarding KD would leave 18, and your opponent has not shown interest in fours.'
 >>> obs["hand"] = "9D 9H 9S 2S 3S 4S 5S 7C 7D 7H 7S".split()     # every card melds
 >>> explain("gin", obs, Move(42, "discard 5S"), None, ())
-'Discard 5S: it breaks a meld, but no other discard leaves less deadwood (0), and your opponent has not shown interest in fives.'
+'Discard 5S: it costs you no meld, and no other discard leaves less deadwood (0), and your opponent has not shown interest in fives.'
 
 Drawing from CardVerse's empty stock ends the hand (RULES.md §4.6):
 
@@ -385,13 +385,25 @@ def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
     hand = list(obs.get("hand", []))
     analysis = _analyze(variant, obs, hand)
     partners = _loose_partners(variant, obs, analysis, card)
-    if _melds_with(analysis, card):
-        after = _deadwood_after_discards(variant, obs, hand, _no_rediscard(variant, obs))
+    melds = _melds_in_a_best_partition(variant, obs, hand, card, analysis)
+    after = _deadwood_after_discards(variant, obs, hand, _no_rediscard(variant, obs)) \
+        if melds else {}
+    now = analysis.deadwood_points
+    if melds and after[card] + _analyze(variant, obs, [card]).deadwood_points == now:
+        # a partition as good leaves the card out: melding it gains nothing
+        first = f"it melds in {' '.join(melds[0])}, but your deadwood is as low without that meld"
+    elif melds:
         best = min(after, key=after.__getitem__)
-        if after[card] <= after[best]:
-            first = f"it breaks a meld, but no other discard leaves less deadwood ({after[card]})"
+        least = after[card] <= after[best]
+        if after[card] == now:  # the fourth card of a group, or the end of a longer run
+            first = (f"it costs you no meld, and no other discard leaves less deadwood "
+                     f"({after[card]})" if least else
+                     f"it costs you no meld, but it leaves {after[card]} deadwood, where "
+                     f"discarding {best} would leave {after[best]}")
         else:
-            first = (f"it breaks a meld and leaves {after[card]} deadwood, where discarding "
+            first = (f"it breaks a meld, but no other discard leaves less deadwood ({after[card]})"
+                     if least else
+                     f"it breaks a meld and leaves {after[card]} deadwood, where discarding "
                      f"{best} would leave {after[best]}")
     elif partners:
         first = f"it only makes a partial meld, with {' '.join(partners)}"
