@@ -435,9 +435,9 @@ def _check_discard_claim(variant, obs, text):
         # no meld is lost when the other cards leave the same deadwood without the card
         broken = after[card] != now
         assert claim.group(1) == ("breaks a meld" if broken else "costs you no meld"), text
-        assert claim.group(2) == {("breaks a meld", True): "but", ("breaks a meld", False): "and",
-                                  ("costs you no meld", True): "and",
-                                  ("costs you no meld", False): "but it"}[claim.group(1), bool(breaks)]
+        joins = {("breaks a meld", True): "but", ("breaks a meld", False): "and",
+                 ("costs you no meld", True): "and", ("costs you no meld", False): "but it"}
+        assert claim.group(2) == joins[claim.group(1), bool(breaks)], text
         assert best_melds and after[card] + _value(card, ace_high) > now, text
     if breaks:
         assert int(breaks.group(3)) == after[card] == least, text
