@@ -361,3 +361,17 @@ def test_more_deals_than_an_arena_can_hold_are_refused_before_playing(deals, cap
         meldmind.arena("gin", "beginner", "beginner", deals=deals, progress=False)
     assert main(["arena", "gin", "beginner", "beginner", "--deals", str(deals)]) == EXIT_USAGE
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", [None, 5, ["draw stock"], {"a": 1}])
+def test_a_move_whose_text_is_no_string_is_refused_and_changes_nothing(text):
+    """A Move built by a server from its own records: play compares its text with its id's, so a
+    text that is no string is named, not met by an AttributeError or a TypeError."""
+    for variant in ("gin", "cardverse"):
+        game = new_game(variant, seed=2)
+        move = game.legal_moves()[0]
+        before = (game.to_json(), game.observation(0), repr(game), list(game.history))
+        with pytest.raises(MeldmindError, match="a move's 'text' is a string, not"):
+            game.play(meldmind.Move(move.id, text))
+        assert before == (game.to_json(), game.observation(0), repr(game), list(game.history))
+

@@ -323,6 +323,8 @@ class Game:
     # -- moves -------------------------------------------------------------------------------
     def _resolve(self, move: Any) -> int:
         if isinstance(move, Move):
+            if not isinstance(move.text, str):    # play compares it with the id's text
+                raise MeldmindError(f"a move's 'text' is a string, not {shown(move.text)}")
             return move_id(move.id)
         if is_json_integer(move):     # 54.0 too, as JSON writes it
             return int(move)
