@@ -375,3 +375,20 @@ def test_a_move_whose_text_is_no_string_is_refused_and_changes_nothing(text):
             game.play(meldmind.Move(move.id, text))
         assert before == (game.to_json(), game.observation(0), repr(game), list(game.history))
 
+
+def test_the_cache_of_move_texts_keeps_no_long_text_a_client_sent():
+    """A server's process lives long: a refused move text of megabytes, in Game.play or in an
+    observation's legal_moves, must not stay in memory after its request. A long text still
+    names its move."""
+    from meldmind import game as game_module
+    game = new_game("gin", seed=2)
+    observation = game.observation(0)
+    cached = game_module._cached_move_text_key.cache_info().currsize
+    long_text = "x" * 100_000
+    with pytest.raises(MeldmindError, match="unknown move"):
+        game.play(long_text)
+    with pytest.raises(MeldmindError, match="legal_moves"):
+        meldmind.suggest({**observation, "legal_moves": [{"text": long_text}]}, level="easy")
+    assert game_module._cached_move_text_key.cache_info().currsize == cached
+    padded = "pass" + " " * 1000
+    assert game.play(padded).text == "pass"

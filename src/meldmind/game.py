@@ -119,12 +119,22 @@ def _is_card(variant: str, token: str) -> bool:
     return True
 
 
-@functools.lru_cache(maxsize=4096)     # a server's hints list the same few hundred moves
+# The longest text the cache of move texts keeps: every move's text, in any spelling, is far
+# shorter; a longer one, which a client may send on every request, would be kept there.
+CACHED_MOVE_TEXT = 200
+
+
 def _read_move(variant: str, text: str) -> MoveKey | None:
     """The key of a move text; None when no verb of the game's moves begins it, or when words
     that are no cards follow the most cards its verb names ("draw stock now"; in gin, which
     has no places, "lay off 8H on meld 2"). A malformed card raises the card parser's
     ``CardError`` naming it."""
+    if len(text) > CACHED_MOVE_TEXT:
+        return _move_text_key(variant, text)
+    return _cached_move_text_key(variant, text)
+
+
+def _move_text_key(variant: str, text: str) -> MoveKey | None:
     words = text.split()
     verbs, most_cards, place_words = _move_forms(variant)
     verb = next((v for v in verbs if [fold_case(w, upper=False) for w in words[:len(v)]] == v), None)
@@ -135,6 +145,10 @@ def _read_move(variant: str, text: str) -> MoveKey | None:
     if not all(_is_card(variant, w) for w in rest[most_cards[" ".join(verb)]:end]):
         return None
     return _move_key(variant, " ".join(verb), rest[:end], rest[end:])
+
+
+# a server's hints list the same few hundred moves
+_cached_move_text_key = functools.lru_cache(maxsize=4096)(_move_text_key)
 
 
 def text_action(variant: str, phase: int, text: str) -> int | None:
