@@ -55,6 +55,16 @@ def test_a_key_given_twice_in_one_object_is_malformed_json_wherever_json_is_read
     assert Game.from_json(json.dumps(_game_record())).variant == "cardverse"
 
 
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_malformed_json(constant):
+    """Python's reader takes them, JSON and the readers of other languages do not."""
+    observation = json.dumps(_observation()).replace('"seat": 0', f'"seat": {constant}')
+    with pytest.raises(MeldmindError, match=f"malformed observation JSON: {constant} is not JSON"):
+        meldmind.suggest(observation, level="easy")
+    record = json.dumps(_game_record()).replace('"seed": 1', f'"seed": {constant}')
+    with pytest.raises(MeldmindError, match=f"malformed game JSON: {constant} is not JSON"):
+        Game.from_json(record)
+
 def test_a_game_record_with_a_field_game_json_lacks_is_refused():
     with pytest.raises(MeldmindError, match="unknown field 'move' \\(did you mean 'moves'\\?\\): a "
                                             "game record holds only the fields of game.json"):

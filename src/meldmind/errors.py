@@ -24,9 +24,9 @@ class IllegalMove(MeldmindError):
 
 def parse_json(text: str | bytes, what: str) -> Any:
     """``text`` read as JSON, or a MeldmindError saying that ``what`` is missing (blank text) or
-    malformed: bad syntax, bytes that are not UTF-8, an integer too long for Python to read (over
-    4300 digits), or nesting too deep for the parser (a server reading requests must survive
-    them all)."""
+    malformed: bad syntax (NaN and Infinity included), bytes that are not UTF-8, an integer too
+    long for Python to read (over 4300 digits), or nesting too deep for the parser (a server
+    reading requests must survive them all)."""
     if isinstance(text, bytes):
         # json.loads would take bytes opening like UTF-16 or UTF-32 for those encodings; the
         # BOM is dropped after decoding, so that an error's offsets count every byte
@@ -38,7 +38,8 @@ def parse_json(text: str | bytes, what: str) -> Any:
     if not text.strip():
         raise MeldmindError(f"no {what} given: the input is empty")
     try:
-        return json.loads(text, parse_int=_json_int, object_pairs_hook=_object_of_unique_keys)
+        return json.loads(text, parse_int=_json_int, parse_constant=_no_constant,
+                          object_pairs_hook=_object_of_unique_keys)
     except (ValueError, RecursionError) as error:   # the first two are ValueErrors
         raise MeldmindError(f"malformed {what}: {error}") from None
 
@@ -55,6 +56,11 @@ def _object_of_unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
                                  f"in one object")
             seen.add(key)
     return obj
+
+
+def _no_constant(name: str) -> Any:
+    """Python's reader takes NaN and Infinity, which JSON has not: other readers refuse them."""
+    raise ValueError(f"{name} is not JSON")
 
 
 def _utf8_fault(error: UnicodeDecodeError) -> str:
