@@ -772,3 +772,28 @@ def test_history_logs_every_move_and_hides_the_opponents_stock_cards():
             assert np.array_equal(gin.observation_array(gin.observation_dict(obs, None)), obs)
     assert longest > 100
     assert {int(_long_game(seed, 0.0)[0][K.S_END]) for seed in range(40)} >= {K.END_KNOCK, K.END_WALL}
+
+
+def test_after_a_knock_a_draw_or_a_knock_is_refused_with_what_the_phase_allows():
+    """RULES.md §5: in the Knock and Layoff phases the players lay melds, lay off, discard (the
+    knocker, first) or pass; a draw or another knock names what is allowed instead."""
+    from meldmind import IllegalMove, new_game, suggest
+    seen = set()
+    for seed in range(40):
+        game = new_game("gin", seed=seed)
+        while not game.is_over and len(seen) < 2:
+            observation = game.observation(game.to_move)
+            phase = observation["phase"]
+            knocker_discarded = phase == "knock" and len(observation["hand"]) == 10
+            if phase == "layoff" or knocker_discarded:
+                before = game.to_json()
+                for text in ("draw stock", "draw upcard", "knock"):
+                    with pytest.raises(IllegalMove, match="after a knock no one draws or knocks: "
+                                                          "lay melds, lay off, or pass"):
+                        game.play(text)
+                assert game.to_json() == before
+                seen.add(phase)
+            game.play(suggest(observation, level="easy", seed=seed).move)
+        if len(seen) == 2:
+            break
+    assert seen == {"knock", "layoff"}

@@ -60,7 +60,8 @@ REASONS: tuple[str, ...] = (
     "lay off first, then pass to lay your own melds",
     "lay-offs are over (the knocker went gin, or you passed): lay melds or pass",
     "two stock cards left (the wall): knock or pass",
-    "that move is not possible now",
+    # the knock and layoff phases refuse draws and knocks with this one
+    "after a knock no one draws or knocks: lay melds, lay off, or pass",
 )
 assert len(REASONS) == KERNEL.NUM_REASONS
 
