@@ -54,7 +54,7 @@ full games. The memory of every open pickup and discard is the observation itsel
 the end game needs nothing special: a playout that draws from the empty stock ends the hand and
 the rules kernel scores it, the lowest hand value winning, so near the end of the stock the
 search weighs raw hand values. ``pick`` plays the best mean; the rollout heuristic's own move
-gets ``PRIOR_POINTS`` of credit.
+gets ``PRIOR_POINTS`` of credit, each point counted as at a target of ``CREDIT_TARGET`` or more.
 
 Master adds (RULES.md §6):
 
@@ -97,6 +97,7 @@ MASTER_ITERATIONS = 1000
 MODEL_CANDIDATES = 16           # master: determinize() candidates per resampled determinization
 WIN_BONUS_POINTS = 0            # hand return: (gain + this) / target for the hand winner
 PRIOR_POINTS = 1.0              # credit of the playout policy's own move in pick (points)
+CREDIT_TARGET = 100             # pick: a point is worth 1 / max(target, this) of a game
 HOLD_UNTIL = 2                  # _holder lays its melds once an opponent has this few cards
 BLUFF_RATE = 0.75               # master: how often it bluffs when it may
 BLUFF_MARGIN_POINTS = 0.5       # master: moves this close to the best (in points) count as ties
@@ -662,7 +663,8 @@ def _reveal(a):
 def pick(obs, values, visits, legal, n, level, seed):
     """The move a search level plays from the accumulated statistics: the best mean, the move the
     playouts' own policy would play for the seat (normal; master: ``_holder``) getting
-    ``PRIOR_POINTS`` of credit against the noise of the estimates (ties: the lowest id).
+    ``PRIOR_POINTS`` of credit against the noise of the estimates (ties: the lowest id), a point
+    worth 1 / max(target, ``CREDIT_TARGET``) of a game.
     Master bluffs: when the best move reveals something (taking the discard) and a move that
     reveals less is within ``BLUFF_MARGIN_POINTS`` of it, it plays that one with probability
     ``BLUFF_RATE`` (seeded by ``seed``)."""
@@ -674,8 +676,10 @@ def pick(obs, values, visits, legal, n, level, seed):
             plan = _holder(obs, legal, n)
         else:
             plan = _normal(obs, legal, n)
-    target = obs[K.O_PARAMS + K.P_TARGET_SCORE]
-    prior = PRIOR_POINTS / target
+    # A point is 1/target of a hand's return, but below the default target one hand decides
+    # most games, where that share (a whole game at target 1) would outweigh the search
+    point = 1.0 / max(obs[K.O_PARAMS + K.P_TARGET_SCORE], CREDIT_TARGET)
+    prior = PRIOR_POINTS * point
     means = np.full(n, -np.inf)
     best = -1
     best_mean = -np.inf
@@ -696,7 +700,7 @@ def pick(obs, values, visits, legal, n, level, seed):
         return best
     # bluff: a move that reveals less, within the margin of the best, is played instead with
     # probability BLUFF_RATE (seeded), the first such in id order
-    margin = BLUFF_MARGIN_POINTS / target
+    margin = BLUFF_MARGIN_POINTS * point
     for i in range(n):
         if means[i] >= best_mean - margin and _reveal(legal[i]) < _reveal(best):
             rng = np.empty(1, dtype=np.int64)

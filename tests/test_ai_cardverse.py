@@ -531,6 +531,33 @@ def test_pick_plays_the_best_mean_and_master_bluffs_within_the_margin():
                for seed in range(200))
 
 
+
+@pytest.mark.parametrize("target", [1, 5, 50, 100, 400])
+def test_a_point_of_credit_stays_small_when_one_hand_decides_the_game(target):
+    """A point is 1/target of a hand's return, but pick counts it as at a target of
+    CREDIT_TARGET or more: at target 1 a point's share would be a whole game, and the
+    heuristic's move would win over a move the search scores far better. Take is normal's move;
+    stock leads it by just over the credit, then by just under it."""
+    st = deal(["5H 6H KC KD 2S 9C JD", "3C 3D 4S 8D 8S QH AS"], discard="KH", target_score=target)
+    ob = obs_of(st)
+    legal = legal_of(st)
+    point = 1 / max(target, 100)
+    values = np.zeros(K.NUM_ACTIONS)
+    visits = np.zeros(K.NUM_ACTIONS, np.int64)
+    visits[:2] = 100
+    for lead, chosen in ((1.01, K.DRAW_STOCK), (0.99, K.TAKE_DISCARD)):
+        values[K.TAKE_DISCARD] = 0.1 * 100
+        values[K.DRAW_STOCK] = (0.1 + lead * AI.PRIOR_POINTS * point) * 100
+        assert AI.pick(ob, values, visits, legal, len(legal), EXPERT, 1) == chosen
+    # master's bluff margin counts its points the same way: stock just inside it, then outside
+    credited = 0.1 + AI.PRIOR_POINTS * point
+    values[K.DRAW_STOCK] = (credited - 0.99 * AI.BLUFF_MARGIN_POINTS * point) * 100
+    picks = [AI.pick(ob, values, visits, legal, len(legal), MASTER, seed) for seed in range(200)]
+    assert 0.6 < picks.count(K.DRAW_STOCK) / 200 < 0.9
+    values[K.DRAW_STOCK] = (credited - 1.01 * AI.BLUFF_MARGIN_POINTS * point) * 100
+    assert all(AI.pick(ob, values, visits, legal, len(legal), MASTER, seed) == K.TAKE_DISCARD
+               for seed in range(200))
+
 # ---------------------------------------------------------------------------------------------
 # play_game / play_hand
 # ---------------------------------------------------------------------------------------------
