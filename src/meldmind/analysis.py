@@ -199,7 +199,7 @@ def melds_in(variant: str, cards: str | Iterable[str], *,
              options: Mapping[str, Any] | None = None) -> tuple[Meld, ...]:
     """Every meld that ``cards`` can form, overlapping ones included, each listed once: runs of
     every length, groups of three and of four (a best partition uses some of them, see
-    ``analyze_hand``).
+    ``analyze_hand``). Jokers are alike: a meld with one is listed once, with the hand's first.
 
     >>> [m.cards for m in melds_in("gin", "3S 4S 5S 4D 4H KC")]
     [('3S', '4S', '5S'), ('4D', '4H', '4S')]
