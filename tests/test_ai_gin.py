@@ -3,6 +3,7 @@ decisions that ignore the cards a seat cannot see, reproducibility and thread in
 the search, short games, the heuristics' stories and the numba hygiene of the kernels.
 
 Hands are written as card lists (``parse_cards`` notation)."""
+import copy
 import io
 import random
 
@@ -10,7 +11,7 @@ import numba
 import numpy as np
 import pytest
 
-from meldmind import format_card, new_game, parse_cards
+from meldmind import format_card, new_game, parse_cards, suggest
 from meldmind.games import gin
 from meldmind.kernels import ai_gin as A
 from meldmind.kernels import levels as L
@@ -735,3 +736,23 @@ def test_replayed_opponent_stops_at_exactly_the_knock_card():
         A.improve_opponent(world, 1, np.int64(0), 1, floor)
         assert int(world[K.S_HAND + 1]) == expected
         assert int(world[K.S_STOCK]) == card(stock_card)
+
+
+def test_search_takes_a_lay_off_chain_worth_one_point_over_normals_pass():
+    """From a hint audit (helper-79): the defender 5C 2D 3D 7D 5H 6H 4S 5S 7S against the
+    knocker's 6C-7C-8C and 2H-3H-4H (deadwood 9). Passing melds 5C 5H 5S: deadwood 29, -20.
+    Laying off 5C (then 5H and 6H) leaves 28: -19. Normal lays off one card only when that
+    card alone lowers its deadwood, so it passes; the search counted -19 against -20 exactly
+    (the Layoff phase hides nothing) but credited normal's pass a point and played it."""
+    g = new_game("gin", seed=5908)
+    for m in [54, 52, 38, 53, 37, 53, 25, 53, 10, 53, 12, 53, 19, 52, 9, 53, 47, 53, 48, 53, 46,
+              52, 34, 53, 35, 53, 36, 53, 31, 52, 46, 53, 55, 44, 126, 144, 54, 26]:
+        g.play(m)
+    assert g.observation(1)["phase"] == "layoff"
+    for level in ("expert", "master"):
+        for iterations in (None, 64):
+            h = copy.deepcopy(g)
+            while not h.is_over:
+                h.play(suggest(h.observation(h.to_move), level=level, iterations=iterations,
+                               seed=1).move.id)
+            assert h.returns[1] == -19.0, (level, iterations)
