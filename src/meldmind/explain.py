@@ -217,17 +217,25 @@ def _completers(variant: str, a: str, b: str) -> list[str]:
     return [order[k] + a[-1] for k in ends if 0 <= k < len(order)]
 
 
+def _out_of_play(variant: str, obs: Mapping[str, Any]) -> set[str]:
+    """Cards no hand can get any more: the discard pile, whose buried cards never come back,
+    and the melds laid (gin: with their lay-offs), which are never rearranged."""
+    gone = set(obs.get("discard_pile") or [])
+    if variant == "gin":
+        gone.update(card for melds in obs.get("melds") or [] for meld in melds for card in meld)
+        gone.update(obs.get("layoffs") or [])
+    else:
+        gone.update(card for meld in obs.get("table") or [] for card in meld["cards"])
+    return gone
+
+
 def _dead_cards(variant: str, obs: Mapping[str, Any]) -> set[str]:
     """Cards no meld of the seat's can get any more (RULES.md §4.9): the table and the discard
-    history, that is the pile, whose buried cards never come back, and the discards the
-    opponents took."""
-    dead = set(obs.get("discard_pile") or []) | set(_opponents_cards(variant, obs))
+    history, that is the cards out of play, gin's upcard, and the discards the opponents
+    took."""
+    dead = _out_of_play(variant, obs) | set(_opponents_cards(variant, obs))
     if variant == "gin":
         dead.update(card for card in [obs.get("upcard")] if card)
-        dead.update(card for melds in obs.get("melds") or [] for meld in melds for card in meld)
-        dead.update(obs.get("layoffs") or [])
-    else:
-        dead.update(card for meld in obs.get("table") or [] for card in meld["cards"])
     return dead
 
 
@@ -290,12 +298,7 @@ def _can_still_meld(variant: str, obs: Mapping[str, Any], card: str, taken: str)
         for meld in obs.get("table") or []:
             if taken in meld["cards"]:
                 return bool(layoff_targets(variant, [card], [meld["cards"]]))
-    gone = set(obs.get("discard_pile") or [])
-    if variant == "gin":
-        gone.update(c for melds in obs.get("melds") or [] for meld in melds for c in meld)
-        gone.update(obs.get("layoffs") or [])
-    else:
-        gone.update(c for meld in obs.get("table") or [] for c in meld["cards"])
+    gone = _out_of_play(variant, obs)
     return any(c not in gone for c in _completers(variant, card, taken))
 
 
