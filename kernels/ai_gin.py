@@ -1043,9 +1043,10 @@ def pick(obs, values, visits, legal, n, level, seed):
     if best < 0:
         return legal[0]
     ah = _heuristic(obs, legal, n, POL_NORMAL)
-    # the defender's Layoff phase hides nothing (the knocker's cards are shown), so every
+    # the defender's Layoff phase hides nothing (meldmind shows the knocker's cards), so every
     # playout of a move scores the same: no noise for the credit to guard against, and a credit
-    # would give away points that the search has counted exactly
+    # would give away points that the search has counted exactly. (OpenSpiel's adapter samples
+    # the knocker's unmelded cards; they change the moves' differences only across an undercut.)
     if (ah != best and obs[G.O_PHASE] != G.PH_LAYOFF and sorted_contains(legal, n, ah)
             and visits[ah] > 0 and values[ah] / visits[ah] >= bm - PRIOR_POINTS):
         best = ah
