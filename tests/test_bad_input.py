@@ -65,6 +65,7 @@ def test_nan_and_infinity_are_malformed_json(constant):
     with pytest.raises(MeldmindError, match=f"malformed game JSON: {constant} is not JSON"):
         Game.from_json(record)
 
+
 def test_a_game_record_with_a_field_game_json_lacks_is_refused():
     with pytest.raises(MeldmindError, match="unknown field 'move' \\(did you mean 'moves'\\?\\): a "
                                             "game record holds only the fields of game.json"):
