@@ -391,11 +391,11 @@ def _opponents_threw(variant, obs):
             for c in cards}
 
 
-def _can_still_meld(variant, obs, card, taken):
+def _can_still_meld(variant, obs, card, taken, without=frozenset()):
     """Whether ``card`` and ``taken``, a card an opponent took, can still end up in one meld:
     ``card`` laid off on the table meld ``taken`` lies in (table melds are never rearranged,
     §4.5), or, while ``taken`` is held, with some third card neither in the discard pile nor
-    on the table."""
+    on the table, nor among the cards ``without``."""
     table = obs.get("table", []) if variant == "cardverse" else []
     for meld in table:
         if taken in meld["cards"]:
@@ -404,7 +404,7 @@ def _can_still_meld(variant, obs, card, taken):
     if variant == "gin":
         gone |= {c for melds in obs["melds"] for meld in melds for c in meld} | set(obs["layoffs"])
     return any(_is_meld(variant, (card, taken, third)) for third in ALL_CARDS
-               if third not in gone | {card, taken})
+               if third not in gone | without | {card, taken})
 
 
 def _check_discard_claim(variant, obs, text):
@@ -475,10 +475,20 @@ def _check_discard_claim(variant, obs, text):
     took = re.search(r"took (\S+), which goes with it\.$", text)
     no_longer = re.search(r"and the (\S+) (your|an) opponent took can no longer meld with it\.$",
                           text)
+    needs = re.search(r"and the (\S+) (your|an) opponent took needs your ([^.]+) to meld with "
+                      r"it\.$", text)
     if took:
         assert took.group(1) in related_taken and took.group(1) not in hand, text
-        assert _can_still_meld(variant, obs, card, took.group(1)), text
+        # a third card the seat does not hold would do
+        assert _can_still_meld(variant, obs, card, took.group(1), without=hand), text
         kinds.add("took")
+    elif needs:
+        assert needs.group(1) in related_taken, text
+        assert not any(_can_still_meld(variant, obs, card, c, without=hand)
+                       for c in related_taken), text
+        thirds = needs.group(3).split(" or ")
+        assert all(t in hand and _is_meld(variant, (card, needs.group(1), t)) for t in thirds)
+        kinds.add("took, needs yours")
     elif no_longer:
         assert no_longer.group(1) in related_taken, text
         assert not any(_can_still_meld(variant, obs, card, c) for c in related_taken), text
@@ -996,3 +1006,21 @@ def test_a_discard_says_whether_it_loses_a_meld():
     assert text.startswith("Discard 7H: it breaks a meld, but no other discard leaves less "
                            "deadwood (21)"), text
     assert "breaks, least" in _check_discard_claim("cardverse", cv, text)
+
+
+def test_a_taken_card_that_needs_the_seats_own_card_is_told_apart():
+    """The opponent took 7D, and 10D lies in the pile: with 9D it melds only through 8D. While
+    the seat holds 8D, discarding 9D feeds no meld the opponent can complete by itself."""
+    gin = {"variant": "gin", "seat": 0, "hand": "9D 8D KS QH JC 2C 4H 6S 3S AC 10C".split(),
+           "discard_pile": ["10D"], "upcard": None, "known_cards": [[], ["7D"]], "history": [],
+           "melds": [], "layoffs": []}
+    gin["legal_moves"] = [{"id": 0, "text": f"discard {c}"} for c in gin["hand"]]
+    text = explain("gin", gin, Move(0, "discard 9D"), None, ())
+    assert text.endswith("and the 7D your opponent took needs your 8D to meld with it."), text
+    assert "took, needs yours" in _check_discard_claim("gin", gin, text)
+    # 8D goes with 7D through 6D, which anyone may still draw
+    text = explain("gin", gin, Move(0, "discard 8D"), None, ())
+    assert text.endswith("but your opponent took 7D, which goes with it."), text
+    gin["hand"][1] = "5D"     # without 8D, 9D goes with 7D through the 8D still unseen
+    text = explain("gin", gin, Move(0, "discard 9D"), None, ())
+    assert text.endswith("but your opponent took 7D, which goes with it."), text

@@ -289,17 +289,18 @@ def _opponents_discards(variant: str, obs: Mapping[str, Any]) -> list[str]:
     return [c for s, cards in enumerate(discarded) if s != seat for c in cards]
 
 
-def _can_still_meld(variant: str, obs: Mapping[str, Any], card: str, taken: str) -> bool:
-    """Whether ``card`` can still end up in one meld with ``taken``, a related card an opponent
-    took: laid off on the table meld ``taken`` now lies in (table melds are never rearranged,
-    RULES.md §4.5), or, while ``taken`` is held, with a completing card that is neither in the
-    discard pile nor on the table."""
+def _completers_left(variant: str, obs: Mapping[str, Any], card: str, taken: str
+                     ) -> list[str] | None:
+    """The cards that could still make ``card`` one meld with ``taken``, a related card an
+    opponent took: those neither in the discard pile nor laid. When ``taken`` lies in a
+    CardVerse table meld (never rearranged, RULES.md §4.5): None if ``card`` lays off there,
+    needing no third card, else none."""
     if variant == "cardverse":
         for meld in obs.get("table") or []:
             if taken in meld["cards"]:
-                return bool(layoff_targets(variant, [card], [meld["cards"]]))
+                return None if layoff_targets(variant, [card], [meld["cards"]]) else []
     gone = _out_of_play(variant, obs)
-    return any(c not in gone for c in _completers(variant, card, taken))
+    return [c for c in _completers(variant, card, taken) if c not in gone]
 
 
 def _opponent_word(obs: Mapping[str, Any]) -> str:
@@ -414,11 +415,17 @@ def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
         first = "it fits none of your melds"
     who = _opponent_word(obs)
     takers = [c for c in _opponents_cards(variant, obs) if _related(variant, card, c)]
-    wanted = [c for c in takers if _can_still_meld(variant, obs, card, c)]
+    left = {c: _completers_left(variant, obs, card, c) for c in takers}
+    # a meld the opponent can complete only with a card the seat holds waits on the seat
+    wanted = [c for c in takers if left[c] is None or any(x not in hand for x in left[c])]
+    held = [c for c in takers if left[c] and c not in wanted]
     thrown = [c for c in _opponents_discards(variant, obs)
               if c != card and _related(variant, card, c)]
     if wanted:
         reason = f"{first}, but {who} took {wanted[0]}, which goes with it"
+    elif held:
+        reason = (f"{first}, and the {held[0]} {who} took needs your "
+                  f"{' or '.join(left[held[0]])} to meld with it")
     elif takers:
         reason = f"{first}, and the {takers[0]} {who} took can no longer meld with it"
     elif thrown:
