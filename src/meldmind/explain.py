@@ -415,17 +415,22 @@ def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
         first = "it fits none of your melds"
     who = _opponent_word(obs)
     takers = [c for c in _opponents_cards(variant, obs) if _related(variant, card, c)]
-    left = {c: _completers_left(variant, obs, card, c) for c in takers}
-    # a meld the opponent can complete only with a card the seat holds waits on the seat
-    wanted = [c for c in takers if left[c] is None or any(x not in hand for x in left[c])]
-    held = [c for c in takers if left[c] and c not in wanted]
+    wanted: list[str] = []
+    held: list[tuple[str, list[str]]] = []     # melds that wait on a card the seat holds
+    for taken in takers:
+        cards = _completers_left(variant, obs, card, taken)
+        if cards is None or any(c not in hand for c in cards):
+            wanted.append(taken)
+        elif cards:
+            held.append((taken, cards))
     thrown = [c for c in _opponents_discards(variant, obs)
               if c != card and _related(variant, card, c)]
     if wanted:
         reason = f"{first}, but {who} took {wanted[0]}, which goes with it"
     elif held:
-        reason = (f"{first}, and the {held[0]} {who} took needs your "
-                  f"{' or '.join(left[held[0]])} to meld with it")
+        taken, cards = held[0]
+        reason = (f"{first}, and the {taken} {who} took needs your {' or '.join(cards)} to meld "
+                  f"with it")
     elif takers:
         reason = f"{first}, and the {takers[0]} {who} took can no longer meld with it"
     elif thrown:
