@@ -322,12 +322,8 @@ def _melds_in_a_best_partition(variant: str, obs: Mapping[str, Any], cards: Sequ
     candidates = [m.cards for m in melds_in(variant, cards) if card in m.cards]
     if not candidates:
         return []
-    whole = sum(1 << c for c in parse_cards(variant, cards))
-    masks = np.array([whole & ~sum(1 << c for c in parse_cards(variant, meld))
-                      for meld in candidates], np.uint64)
-    points = analyze_batch(variant, masks, options=_analysis_options(variant, obs)).deadwood_points
-    return [meld for meld, left in zip(candidates, points.tolist())
-            if left == analysis.deadwood_points]
+    left = _deadwood_without(variant, obs, cards, candidates)
+    return [meld for meld, points in zip(candidates, left) if points == analysis.deadwood_points]
 
 
 def _top_of_discard(variant: str, obs: Mapping[str, Any]) -> str | None:
@@ -473,11 +469,18 @@ def _deadwood_after_discards(variant: str, obs: Mapping[str, Any], cards: Sequen
     """The deadwood left by each discard from ``cards`` but those ``kept``, in one batch: a
     hint is explained after its search, inside the caller's budget."""
     choices = [c for c in cards if c not in kept]
-    whole = sum(1 << c for c in parse_cards(variant, cards))     # 52-card ids are their bits
-    masks = np.array([whole & ~(1 << c) for c in parse_cards(variant, choices)], np.uint64)
-    options = _analysis_options(variant, obs)
-    points = analyze_batch(variant, masks, options=options).deadwood_points
-    return dict(zip(choices, points.tolist()))
+    return dict(zip(choices, _deadwood_without(variant, obs, cards, [[c] for c in choices])))
+
+
+def _deadwood_without(variant: str, obs: Mapping[str, Any], cards: Sequence[str],
+                      removals: Sequence[Sequence[str]]) -> list[int]:
+    """The deadwood of ``cards`` without each of ``removals``, in one batch."""
+    def mask(hand: Sequence[str]) -> int:
+        return sum(1 << c for c in parse_cards(variant, hand))     # 52-card ids are their bits
+    whole = mask(cards)
+    masks = np.array([whole & ~mask(removed) for removed in removals], np.uint64)
+    return analyze_batch(variant, masks, options=_analysis_options(variant, obs)
+                         ).deadwood_points.tolist()
 
 
 def _deadwood_after_taking(variant: str, obs: Mapping[str, Any], hand: list[str],
