@@ -344,28 +344,52 @@ def _meld_of_partition(h):
 
 
 @njit(cache=True)
-def _layoff_choice(h, targets):
-    """The lay-off the easy and normal defenders play: a fitting deadwood card (highest key),
-    else a fitting melded card whose lay-off lowers the best deadwood; -1 for none."""
-    cands = h & targets
-    if cands == 0:
+def _layoff_choice(h, arr, public):
+    """The lay-off the easy and normal defenders play with the hand ``h``, in a state or
+    observation whose public block starts at ``public``: the first card of a chain of lay-offs
+    that leaves the least deadwood, a deadwood card before a melded one, then the highest key;
+    -1 when no chain lowers the deadwood. A chain matters because a card laid off on a run
+    opens the next card beyond it, which alone may not fit."""
+    laid = G.laid_off_cards(arr, public)
+    now = h & G.targets_after_layoffs(arr, public, laid)
+    if now == 0:
         return -1
+    reach = 0                     # the cards of the hand some chain can lay off
+    fit = now
+    while fit & ~reach:
+        reach |= fit
+        fit = h & G.targets_after_layoffs(arr, public, laid | reach)
     lo = _left(h)
-    d = cands & lo
-    if d:
-        return _top(d)
-    base = G.hand_value(lo)
+    best_deadwood = G.hand_value(lo)
     best = -1
-    bd = base
-    m = cands
-    while m:
-        low = m & -m
-        x = G.exact_deadwood(h ^ low)
-        if x < bd:
-            bd = x
-            best = lowest_bit(low)
-        m ^= low
+    best_rank = -1
+    chain = reach
+    while chain:                  # every non-empty subset of reach
+        if _layable(chain, arr, public, laid):
+            first = chain & now
+            first = _top(first & lo) if first & lo else _top(first)
+            rank = KEY[first] + (1 << 20 if lo & G.bit(first) else 0)
+            deadwood = G.exact_deadwood(h ^ chain)
+            if deadwood < best_deadwood or (deadwood == best_deadwood and best >= 0
+                                            and rank > best_rank):
+                best_deadwood = deadwood
+                best = first
+                best_rank = rank
+        chain = (chain - 1) & reach
     return best
+
+
+@njit(cache=True)
+def _layable(chain, arr, public, laid):
+    """True iff the cards ``chain`` can all be laid off, in some order, after ``laid``: laying a
+    card off only adds targets, so laying every fitting card at once decides it."""
+    while chain:
+        fit = chain & G.targets_after_layoffs(arr, public, laid)
+        if fit == 0:
+            return False
+        laid |= fit
+        chain ^= fit
+    return True
 
 
 # ---- the easy and normal decisions on masks (shared by policy and rollouts) --------------------
@@ -599,7 +623,7 @@ def rollout(state, root, pol0, pol1, cache, pile, melds):
                 G.apply_action(state, G.PASS)
         elif ph == G.PH_LAYOFF:
             if not state[G.S_FINISHED_LAYOFFS]:
-                c = _layoff_choice(h, G.layoff_targets(state))
+                c = _layoff_choice(h, state, G.S_PUBLIC)
                 if c >= 0:
                     G.apply_action(state, c)
                     continue
@@ -622,9 +646,7 @@ def _obs_table(obs):
     for s in range(G.NUM_PLAYERS):
         for i in range(obs[G.O_MELD_COUNT + s]):
             m |= MELD_MASK[obs[G.O_MELDS + s * G.MAX_MELDS_LAID + i]]
-    for i in range(obs[G.O_LAYOFF_COUNT]):
-        m |= G.bit(obs[G.O_LAYOFFS + i])
-    return m
+    return m | G.laid_off_cards(obs, G.O_PUBLIC)
 
 
 @njit(cache=True)
@@ -712,11 +734,7 @@ def _heuristic(obs, legal, n, pol):
         return G.PASS if sorted_contains(legal, n, G.PASS) else legal[n - 1]
     if phase == G.PH_LAYOFF:
         if not obs[G.O_FINISHED_LAYOFFS]:
-            targets = 0
-            for i in range(n):
-                if legal[i] < NUM_CARDS:
-                    targets |= G.bit(legal[i])
-            c = _layoff_choice(h, targets)
+            c = _layoff_choice(h, obs, G.O_PUBLIC)
             return c if c >= 0 else G.PASS
         mid = _meld_of_partition(h)
         if mid >= 0:

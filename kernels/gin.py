@@ -475,13 +475,28 @@ def layoff_targets(state):
     """OpenSpiel's AllLayoffs: cards that fit the knocker's laid melds given the layoffs so far
     (a set of three takes its fourth card; a run takes one card beyond each end as laid, and one
     more beyond a card already laid off there)."""
-    k = state[S_KNOCKER]
+    return targets_after_layoffs(state, S_PUBLIC, laid_off_cards(state, S_PUBLIC))
+
+
+@njit(cache=True)
+def laid_off_cards(arr, public):
+    """The cards laid off so far, in a state or observation whose public block starts at
+    ``public`` (``S_PUBLIC`` or ``O_PUBLIC``)."""
     laid_off = 0
-    for i in range(state[S_LAYOFF_COUNT]):
-        laid_off |= bit(state[S_LAYOFFS + i])
+    for i in range(arr[public + PUB_LAYOFF_COUNT]):
+        laid_off |= bit(arr[public + PUB_LAYOFFS + i])
+    return laid_off
+
+
+@njit(cache=True)
+def targets_after_layoffs(arr, public, laid_off):
+    """``layoff_targets`` as it would be once the cards ``laid_off`` are laid off, in a state or
+    observation whose public block starts at ``public``: the lay-off planner asks it ahead of
+    the moves."""
+    k = arr[public + PUB_KNOCKER]
     out = 0
-    for i in range(state[S_MELD_COUNT + k]):
-        mid = state[S_MELDS + k * MAX_MELDS_LAID + i]
+    for i in range(arr[public + PUB_MELD_COUNT + k]):
+        mid = arr[public + PUB_MELDS + k * MAX_MELDS_LAID + i]
         m = MELD_MASK[mid]
         if mid < NUM_SET_MELDS:
             if mid % 5 < 4:

@@ -15,6 +15,7 @@ from meldmind import format_card, new_game, parse_cards, suggest
 from meldmind.games import gin
 from meldmind.kernels import ai_gin as A
 from meldmind.kernels import levels as L
+from oracle import oracle_analyze
 
 K = gin.KERNEL
 PARAMS = gin.make_params({})
@@ -647,14 +648,37 @@ def test_normal_takes_an_upcard_pairing_a_single_when_its_discard_is_worth_as_mu
     assert play(draw_obs(hand, "JH", opp_known=["JD"]), L.NORMAL) == K.DRAW_STOCK
 
 
-def test_defender_lays_off_a_melded_card_only_when_that_lowers_its_deadwood():
+def layoff_obs(hand, knocker_melds, laid_off=()):
+    """A Layoff-phase observation of the defender, seat 0, holding ``hand`` against seat 1's
+    laid ``knocker_melds`` (card lists) and the cards ``laid_off`` so far."""
+    obs = discard_obs(hand)
+    obs[K.O_PHASE] = K.PH_LAYOFF
+    obs[K.O_HAND_SIZES] = len(hand)
+    obs[K.O_KNOCKER] = 1
+    obs[K.O_MELD_COUNT + 1] = len(knocker_melds)
+    for i, meld in enumerate(knocker_melds):
+        obs[K.O_MELDS + K.MAX_MELDS_LAID + i] = list(A.MELD_MASK).index(mask(meld))
+    obs[K.O_LAYOFF_COUNT] = len(laid_off)
+    for i, c in enumerate(laid_off):
+        obs[K.O_LAYOFFS + i] = card(c)
+    return obs
+
+
+def test_defender_lays_off_a_melded_card_only_when_a_chain_from_it_lowers_its_deadwood():
     """The knocker laid 7S 8S 9S. The defender's 6S fits, but 3S-6S less 6S is still a run:
     deadwood stays KC = 10 and 6S stays in hand. With 5C 5D 5S 6S 7S (best: 5S-7S, deadwood
-    5C 5D = 10) and 8S-10S laid, 7S fits and its lay-off leaves 5C 5D 5S and 6S: deadwood 6."""
-    assert A._layoff_choice(np.int64(mask(["3S", "4S", "5S", "6S", "KC"])),
-                            np.int64(mask(["6S"]))) == -1
-    assert A._layoff_choice(np.int64(mask(["5C", "5D", "5S", "6S", "7S"])),
-                            np.int64(mask(["7S"]))) == card("7S")
+    5C 5D = 10) and 8S-10S laid, 7S fits and its lay-off leaves 5C 5D 5S and 6S: deadwood 6,
+    and 6S then fits too: deadwood 0. Once 7S and then 6S are laid off on 8S-10S, the deadwood
+    card 5S does not fit (a run takes one card beyond a laid-off card, no more): a pass."""
+    for level in (L.EASY, L.NORMAL):
+        assert play(layoff_obs(["3S", "4S", "5S", "6S", "KC"], [["7S", "8S", "9S"]]),
+                    level) == K.PASS
+        obs = layoff_obs(["5C", "5D", "5S", "6S", "7S"], [["8S", "9S", "10S"]])
+        assert play(obs, level) == card("7S")
+        obs = layoff_obs(["5C", "5D", "5S", "6S"], [["8S", "9S", "10S"]], laid_off=["7S"])
+        assert play(obs, level) == card("6S")
+        obs = layoff_obs(["5S", "KD", "QC"], [["8S", "9S", "10S"]], laid_off=["7S", "6S"])
+        assert play(obs, level) == K.PASS
 
 
 def test_search_scores_a_gin_knock_at_least_the_gin_bonus():
@@ -738,12 +762,100 @@ def test_replayed_opponent_stops_at_exactly_the_knock_card():
         assert int(world[K.S_STOCK]) == card(stock_card)
 
 
+def test_normal_lays_off_a_chain_whose_first_card_alone_lowers_nothing():
+    """From a ladder audit (helper-79): the defender 4C JC 4D 7H 9H 2S 3S 4S 5S 6S (deadwood 34,
+    2S-6S melded) faces the knocker's 7S-8S-9S (deadwood 8). Laying off 6S alone leaves 34, but
+    then 5S fits, and 4S melds with 4C 4D: deadwood 31, -23 where the pass scores -26. Easy and
+    normal used to lay off only a card that lowered the deadwood on its own, and passed."""
+    g = new_game("gin", seed=5455)
+    for m in [54, 54, 53, 2, 52, 12, 53, 25, 53, 37, 53, 11, 53, 49, 53, 45, 52, 9, 53, 47, 52,
+              17, 53, 19, 53, 55, 4, 183, 160, 54]:
+        g.play(m)
+    assert g.observation(0)["phase"] == "layoff" and g.to_move == 0
+    for level in ("easy", "normal"):
+        h = copy.deepcopy(g)
+        while not h.is_over:
+            h.play(suggest(h.observation(h.to_move), level=level).move.id)
+        assert h.returns[0] == -23.0, level
+
+
+def _layoff_states(count, seed):
+    """Layoff-phase states with the defender's hand redealt from the cards near the knocker's
+    melds, so that chains of lay-offs are common."""
+    rng = random.Random(seed)
+    buf = np.empty(K.NUM_ACTIONS, np.int64)
+    out = []
+    while len(out) < count:
+        state = K.new_state(PARAMS, np.int64(rng.randrange(1 << 40)))
+        while not K.is_terminal(state) and not (state[K.S_PHASE] == K.PH_LAYOFF
+                                                and not state[K.S_FINISHED_LAYOFFS]):
+            n = K.legal_actions(state, buf)
+            K.apply_action(state, A.policy(observation(state), buf, n, L.EASY,
+                                           np.zeros(1, np.int64)))
+        if K.is_terminal(state):
+            continue
+        defender = 1 - int(state[K.S_KNOCKER])
+        table = int(A._obs_table(observation(state)))
+        free = [c for c in range(K.NUM_CARDS)
+                if not (table | int(state[K.S_HAND + 1 - defender])) >> c & 1]
+        near = [c for c in free if any(table >> t & 1 and (t % 13 == c % 13 or (
+            t // 13 == c // 13 and abs(t % 13 - c % 13) <= 3)) for t in range(K.NUM_CARDS))]
+        hand = set(rng.sample(near, min(len(near), rng.randrange(4, 9))))
+        hand |= set(rng.sample([c for c in free if c not in hand], K.HAND_SIZE - len(hand)))
+        state[K.S_HAND + defender] = sum(1 << c for c in hand)
+        out.append(state)
+    return out
+
+
+def _deadwood(hand_mask):
+    return oracle_analyze("gin", [format_card("gin", c) for c in range(K.NUM_CARDS)
+                                  if hand_mask >> c & 1])[0]
+
+
+def _best_layoff_deadwood(state, memo, allowed=~0):
+    """The least deadwood any sequence of legal lay-offs of the cards ``allowed`` leaves, by
+    the engine's own moves."""
+    seat = int(state[K.S_CURRENT])
+    h = int(state[K.S_HAND + seat])
+    if h not in memo:
+        best = _deadwood(h)
+        for a in legal_of(state):
+            if a < K.NUM_CARDS and allowed >> a & 1:
+                after = state.copy()
+                K.apply_action(after, a)
+                best = min(best, _best_layoff_deadwood(after, memo, allowed))
+        memo[h] = best
+    return memo[h]
+
+
+def test_easy_and_normal_lay_off_down_to_the_least_deadwood_any_chain_leaves():
+    """Against a brute force over the engine's legal lay-offs, with an independent deadwood
+    oracle: the lay-offs easy and normal play, one at a time, end at the least deadwood."""
+    chains = 0
+    for state in _layoff_states(300, seed=4):
+        best = _best_layoff_deadwood(state, {})
+        fitting_now = sum(1 << int(a) for a in legal_of(state) if a < K.NUM_CARDS)
+        chains += best < _best_layoff_deadwood(state, {}, fitting_now)
+        seat = int(state[K.S_CURRENT])
+        for level in (L.EASY, L.NORMAL):
+            s = state.copy()
+            while not s[K.S_FINISHED_LAYOFFS]:
+                move = play(observation(s), level)
+                assert move in legal_of(s)
+                K.apply_action(s, move)
+                if move == K.PASS:
+                    break
+            assert _deadwood(int(s[K.S_HAND + seat])) == best
+    assert chains >= 10, chains         # the positions do exercise chains
+
+
 def test_search_takes_a_lay_off_chain_worth_one_point_over_normals_pass():
     """From a hint audit (helper-79): the defender 5C 2D 3D 7D 5H 6H 4S 5S 7S against the
     knocker's 6C-7C-8C and 2H-3H-4H (deadwood 9). Passing melds 5C 5H 5S: deadwood 29, -20.
-    Laying off 5C (then 5H and 6H) leaves 28: -19. Normal lays off one card only when that
-    card alone lowers its deadwood, so it passes; the search counted -19 against -20 exactly
-    (the Layoff phase hides nothing) but credited normal's pass a point and played it."""
+    Laying off 5C (then 5H and 6H) leaves 28: -19. Normal then laid off a card only when that
+    card alone lowered its deadwood, so it passed; the search counted -19 against -20 exactly
+    (the Layoff phase hides nothing) but credited normal's pass a point and played it. The
+    search must find the chain without the credit, whatever normal plays."""
     g = new_game("gin", seed=5908)
     for m in [54, 52, 38, 53, 37, 53, 25, 53, 10, 53, 12, 53, 19, 52, 9, 53, 47, 53, 48, 53, 46,
               52, 34, 53, 35, 53, 36, 53, 31, 52, 46, 53, 55, 44, 126, 144, 54, 26]:
