@@ -344,7 +344,7 @@ def _meld_of_partition(h):
 
 
 @njit(cache=True)
-def _layoff_choice(h, arr, public):
+def layoff_choice(h, arr, public):
     """The lay-off the easy and normal defenders play with the hand ``h``, in a state or
     observation whose public block starts at ``public``: the first card of a chain of lay-offs
     that leaves the least deadwood, a deadwood card before a melded one, then the highest key;
@@ -623,7 +623,7 @@ def rollout(state, root, pol0, pol1, cache, pile, melds):
                 G.apply_action(state, G.PASS)
         elif ph == G.PH_LAYOFF:
             if not state[G.S_FINISHED_LAYOFFS]:
-                c = _layoff_choice(h, state, G.S_PUBLIC)
+                c = layoff_choice(h, state, G.S_PUBLIC)
                 if c >= 0:
                     G.apply_action(state, c)
                     continue
@@ -734,7 +734,7 @@ def _heuristic(obs, legal, n, pol):
         return G.PASS if sorted_contains(legal, n, G.PASS) else legal[n - 1]
     if phase == G.PH_LAYOFF:
         if not obs[G.O_FINISHED_LAYOFFS]:
-            c = _layoff_choice(h, obs, G.O_PUBLIC)
+            c = layoff_choice(h, obs, G.O_PUBLIC)
             return c if c >= 0 else G.PASS
         mid = _meld_of_partition(h)
         if mid >= 0:

@@ -100,6 +100,8 @@ def test_gin_pass_says_what_it_does_in_each_phase():
     for game, obs, text in _gin_passes(160):
         assert "discard pile is empty" not in text
         seat, phase = game.to_move, obs["phase"]
+        if phase == "layoff" and not obs["finished_layoffs"]:
+            claim = _check_lay_off_claim(game, text)
         game.play("pass")
         after = game.observation(seat)
         if phase == "knock":
@@ -110,8 +112,9 @@ def test_gin_pass_says_what_it_does_in_each_phase():
             assert after["deadwood"][seat] == points and after["phase"] == "layoff"
             seen.add("knock")
         elif phase == "layoff" and not obs["finished_layoffs"]:
-            assert text == ("Pass: you stop laying off on your opponent's melds and go on to lay "
-                            "your own.")
+            # a pass that no chain of lay-offs would beat says so (checked by the claim)
+            assert claim == "no chain" or text == (
+                "Pass: you stop laying off on your opponent's melds and go on to lay your own.")
             assert after["finished_layoffs"] and after["to_move"] == seat
             seen.add("layoff")
         elif phase == "layoff":
@@ -1024,3 +1027,92 @@ def test_a_taken_card_that_needs_the_seats_own_card_is_told_apart():
     gin["hand"][1] = "5D"     # without 8D, 9D goes with 7D through the 8D still unseen
     text = explain("gin", gin, Move(0, "discard 9D"), None, ())
     assert text.endswith("but your opponent took 7D, which goes with it."), text
+
+
+# ---------------------------------------------------------------------------------------------
+# Gin lay-offs: the deadwood a lay-off, or a chain of them, leaves
+# ---------------------------------------------------------------------------------------------
+
+def _least_deadwood_by_lay_offs(game):
+    """The least deadwood any sequence of the defender's legal lay-offs leaves, by the engine."""
+    hand = frozenset(game.observation(game.to_move)["hand"])
+    best = own_deadwood("gin", hand)
+    for move in game.legal_moves():
+        if move.text.startswith("lay off"):
+            after = copy.deepcopy(game)
+            after.play(move.id)
+            best = min(best, _least_deadwood_by_lay_offs(after))
+    return best
+
+
+LAY_OFF = re.compile(r"Lay off (\S+): (?:then (.+) can go too, and )?your deadwood (falls|rises) "
+                     r"from (\d+) to (\d+)\.( .*)?")
+FREE_LAY_OFF = re.compile(r"Lay off (\S+): it leaves your hand for free on a table meld; your "
+                          r"deadwood stays (\d+)\.( .*)?")
+
+
+def _check_lay_off_claim(game, text):
+    """Plays the lay-offs an explanation names, checks the deadwood it states before and after,
+    and that a pass claiming no chain lowers the deadwood is right; returns the kind of claim."""
+    now = own_deadwood("gin", frozenset(game.observation(game.to_move)["hand"]))
+    if text.startswith("Pass: no lay-off"):
+        assert f"lowers your deadwood of {now}, " in text, text
+        assert _least_deadwood_by_lay_offs(game) == now, text
+        return "no chain"
+    if text.startswith("Pass"):
+        return "pass"
+    free = FREE_LAY_OFF.fullmatch(text)
+    claim = LAY_OFF.fullmatch(text)
+    assert free or claim, text
+    first = (free or claim).group(1)
+    chain = [first] + (claim.group(2).split(" and ") if claim and claim.group(2) else [])
+    after = copy.deepcopy(game)
+    for card in chain:
+        after.play(f"lay off {card}")        # raises unless the chain is legal in this order
+    left = own_deadwood("gin", frozenset(after.observation(after.to_move)["hand"]))
+    if free:
+        assert int(free.group(2)) == now == left, text
+        return "free"
+    before, stated = int(claim.group(4)), int(claim.group(5))
+    assert (before, stated) == (now, left) and (claim.group(3) == "falls") == (left < now), text
+    return "chain" if len(chain) > 1 else "one"
+
+
+def test_a_lay_off_chain_is_explained_card_by_card():
+    """The defender 4C JC 4D 7H 9H 2S 3S 4S 5S 6S against 7S-8S-9S: 6S alone lowers nothing,
+    but it lets 5S go, and then 4S melds with 4C 4D (RULES.md §5: a run takes one card beyond
+    a laid-off card)."""
+    game = new_game("gin", seed=5455)
+    for move in [54, 54, 53, 2, 52, 12, 53, 25, 53, 37, 53, 11, 53, 49, 53, 45, 52, 9, 53, 47,
+                 52, 17, 53, 19, 53, 55, 4, 183, 160, 54]:
+        game.play(move)
+    texts = []
+    while game.observation(game.to_move)["phase"] == "layoff" and not game.observation(
+            game.to_move)["finished_layoffs"]:
+        hint = meldmind.suggest(game.observation(game.to_move), level="normal")
+        assert _check_lay_off_claim(game, hint.explanation)
+        texts.append(hint.explanation)
+        game.play(hint.move.id)
+    assert texts == [
+        "Lay off 6S: then 5S can go too, and your deadwood falls from 34 to 31.",
+        "Lay off 5S: your deadwood falls from 34 to 31.",
+        "Pass: no lay-off, alone or in a chain, lowers your deadwood of 31, so you go on to lay "
+        "your own melds."]
+
+
+def test_lay_off_explanations_state_the_deadwood_the_lay_offs_leave():
+    """Every lay-off decision of 150 games between normal and easy (and expert's, at a small
+    budget), checked against the engine's lay-offs and the deadwood computed here."""
+    kinds = set()
+    for number in range(150):
+        game = new_game("gin", seed=number)
+        while not game.is_over:
+            obs = game.observation(game.to_move)
+            level = "normal" if game.to_move == number % 2 else "easy"
+            hint = meldmind.suggest(obs, level=level, seed=number)
+            if obs["phase"] == "layoff" and not obs["finished_layoffs"]:
+                kinds.add(_check_lay_off_claim(game, hint.explanation))
+                searched = meldmind.suggest(obs, level="expert", iterations=16, seed=number)
+                kinds.add(_check_lay_off_claim(game, searched.explanation))
+            game.play(hint.move.id)
+    assert kinds >= {"no chain", "one", "chain"}, kinds

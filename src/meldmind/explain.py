@@ -162,11 +162,12 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .analysis import HandAnalysis, analyze_batch, analyze_hand, layoff_targets, melds_in
-from .cards import RANKS, SUITS, parse_cards
+from .cards import RANKS, SUITS, format_card, parse_cards
 from .errors import signed
 from .game import Move
 from .games.cardverse import KERNEL as CARDVERSE_KERNEL, OPTIONS as CARDVERSE_OPTIONS
-from .games.gin import KERNEL as GIN_KERNEL, PARAMETERS as GIN_PARAMETERS
+from .games.gin import KERNEL as GIN_KERNEL, PARAMETERS as GIN_PARAMETERS, observation_array
+from .kernels import ai_gin as GIN_AI
 
 RANK_NAMES = {"A": "aces", "2": "twos", "3": "threes", "4": "fours", "5": "fives", "6": "sixes",
               "7": "sevens", "8": "eights", "9": "nines", "10": "tens", "J": "jacks",
@@ -565,6 +566,10 @@ def _gin_pass_reason(obs: Mapping[str, Any], prefers: str) -> str:
             return "every card is in your melds, so you go gin and your opponent cannot lay off"
         return f"you stop laying melds; your deadwood of {points} ({' '.join(hand)}) is shown"
     if phase == "layoff" and not obs.get("finished_layoffs"):
+        before, chain, _after = _gin_layoffs(obs, None)
+        if not chain:
+            return (f"no lay-off, alone or in a chain, lowers your deadwood of {before}, so you "
+                    f"go on to lay your own melds")
         return "you stop laying off on your opponent's melds and go on to lay your own"
     if phase == "layoff":
         knocker = obs["deadwood"][obs["knocker"]]
@@ -574,6 +579,39 @@ def _gin_pass_reason(obs: Mapping[str, Any], prefers: str) -> str:
         return ("only two cards are left in the stock, so passing ends the hand as a draw: "
                 "no one scores")
     return _decline_reason("gin", obs, prefers)
+
+
+def _gin_layoffs(obs: Mapping[str, Any], first: str | None) -> tuple[int, list[str], int]:
+    """The gin defender's deadwood now, the lay-offs it would play from here (``first``, if
+    given, then the ones easy and normal choose: a chain to the least deadwood), and the
+    deadwood they leave."""
+    K = GIN_KERNEL
+    arr = observation_array(obs)
+    hand = int(arr[K.O_HAND])
+    before = int(K.exact_deadwood(hand))
+    chain: list[str] = []
+    card = parse_cards("gin", [first])[0] if first else \
+        int(GIN_AI.layoff_choice(np.int64(hand), arr, K.O_PUBLIC))
+    while card >= 0:
+        chain.append(format_card("gin", card))
+        hand ^= 1 << card
+        arr[K.O_LAYOFFS + arr[K.O_LAYOFF_COUNT]] = card
+        arr[K.O_LAYOFF_COUNT] += 1
+        card = int(GIN_AI.layoff_choice(np.int64(hand), arr, K.O_PUBLIC))
+    return before, chain, int(K.exact_deadwood(hand))
+
+
+def _gin_layoff_reason(obs: Mapping[str, Any], card: str) -> str:
+    """Why the gin defender lays off ``card``: the deadwood it takes out, alone or with the
+    lay-offs it opens (a card laid off on a run lets the next one beyond it fit)."""
+    before, chain, after = _gin_layoffs(obs, card)
+    if after == before:
+        return f"it leaves your hand for free on a table meld; your deadwood stays {before}"
+    change = "falls" if after < before else "rises"
+    if len(chain) == 1:
+        return f"your deadwood {change} from {before} to {after}"
+    return (f"then {' and '.join(chain[1:])} can go too, and your deadwood {change} from "
+            f"{before} to {after}")
 
 
 def _showdown(defender: int, knocker: int) -> str:
@@ -704,7 +742,9 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
         reason = _hand_end(variant, obs, words[2:]) or "it takes those points out of your hand now"
     elif words[:2] == ["lay", "off"]:
         head = f"Lay off {words[2]}"
-        reason = _hand_end(variant, obs, words[2:3]) or "it leaves your hand for free on a table meld"
+        reason = _hand_end(variant, obs, words[2:3]) or (
+            _gin_layoff_reason(obs, words[2]) if variant == "gin"
+            else "it leaves your hand for free on a table meld")
     else:
         head, reason = text[0].upper() + text[1:], "it is the best move the search found"
     return f"{head}: {reason}.{_value_sentence(variant, obs, value, alternatives, move)}"
