@@ -32,9 +32,10 @@ Levels (``policy``, levels 0-2):
   melds (then the bigger meld), then *useful* lay-offs: those of cards outside the best
   partition (highest card first; a lay-off of a card of a complete meld in hand would break it).
   Laying off partial-meld cards too measured better than keeping them. A hand that is all one
-  meld it may not lay (``discard_to_win``: laying it would empty the hand) lays off any of its
-  cards, highest first, since a discard would break the meld anyway and the lay-offs may take
-  it out. DISCARD argmax of
+  meld it may not lay (``discard_to_win``: laying it would empty the hand) goes out if it can,
+  by laying all of the meld but one card it may discard; else it lays off any of its cards,
+  highest first, since a discard would break the meld anyway and the lay-offs may take it out.
+  DISCARD argmax of
   ``value(c) - 8 [c in a partial meld] - 6 feed_risk(c)`` over the legal leftover cards (all
   legal discards when no leftover card may be discarded).
 
@@ -376,6 +377,21 @@ def _best_layoff(legal, n, allowed, ace_high):
 
 
 @njit(cache=True)
+def _meld_leaving_a_discard(legal, n, hand):
+    """The first legal LAY_MELD after which the hand holds one card, a legal discard that then
+    takes the seat out; -1 if none."""
+    discards = _legal_discards(legal, n)
+    for i in range(n):
+        a = legal[i]
+        if a < K.A_MELD or a >= K.A_LAYOFF:
+            continue
+        rest = hand & ~K.MELD_MASK[a - K.A_MELD]
+        if popcount(rest) == 1 and rest & discards:
+            return a
+    return -1
+
+
+@njit(cache=True)
 def _take_melds(obs, top, hand, ace_high):
     """The discard top can be melded (best partition of hand + top) or laid off."""
     if (_layable(obs) >> top) & 1:
@@ -482,8 +498,13 @@ def _normal(obs, legal, n):
     if a >= 0:
         return a
     left = _leftover(hand, ace_high)
-    # a hand that is one meld it may not lay (discard_to_win) lays its cards off, which may
-    # take it out, rather than break the meld by a discard
+    if left == 0:
+        # a hand that is one meld it may not lay (discard_to_win) goes out if it can: it lays
+        # all of the meld but one card it may discard
+        a = _meld_leaving_a_discard(legal, n, hand)
+        if a >= 0:
+            return a
+    # else it lays its cards off, which may take it out, rather than break the meld by a discard
     a = _best_layoff(legal, n, left if left else FULL_DECK, ace_high)
     if a >= 0:
         return a

@@ -104,6 +104,25 @@ def test_a_run_it_may_not_lay_whole_is_laid_off_and_goes_out(level):
     assert CV.scores(state) == [19, 0] and state[K.S_HAND_NO] == 2
 
 
+def test_normal_splits_a_run_it_may_not_lay_whole_to_go_out():
+    """From a ladder audit (helper-79). With discard_to_win seat 0 holds 3D-7D after drawing
+    7D: the run may not be laid whole (that would empty the hand, §4.2), and no table meld takes
+    a card. Laying 3D-6D and then discarding 7D goes out; normal used to discard 7D, which breaks
+    nothing but does not go out. Easy lays only the melds of a best partition, and the whole run
+    is the best partition, so it discards (§4.9)."""
+    state = build(["3D 4D 5D 6D", "2C 5C 8S JH KS QH 9C"], stock="7D", discard="AC",
+                  discard_to_win=True)
+    play(state, "draw stock")
+    assert "lay meld 3D 4D 5D 6D 7D" not in [CV.action_text(a) for a in legal(state)]
+    assert advice(state, EASY) == "discard 7D"
+    for move in ("lay meld 3D 4D 5D 6D", "discard 7D"):
+        assert advice(state, NORMAL) == move
+        play(state, move)
+    # seat 0 went out: it scores seat 1's 2 + 5 + 8 + 10 + 10 + 10 + 9 = 54
+    assert (state[K.S_LAST_WINNER], state[K.S_LAST_END]) == (0, K.END_OUT)
+    assert CV.scores(state) == [54, 0]
+
+
 # ---------------------------------------------------------------------------------------------
 # determinize: the hidden cards are a uniform sample of the unseen cards
 # ---------------------------------------------------------------------------------------------

@@ -1116,3 +1116,35 @@ def test_lay_off_explanations_state_the_deadwood_the_lay_offs_leave():
                 kinds.add(_check_lay_off_claim(game, searched.explanation))
             game.play(hint.move.id)
     assert kinds >= {"no chain", "one", "chain"}, kinds
+
+
+# ---------------------------------------------------------------------------------------------
+# CardVerse: a lay that leaves one card to discard
+# ---------------------------------------------------------------------------------------------
+
+GOES_OUT = re.compile(r"then discarding (\S+) takes you out and wins the hand")
+
+
+def test_a_lay_that_leaves_one_card_says_the_discard_goes_out():
+    """Every CardVerse lay explained as leading out, in 120 games of normal against easy with
+    and without discard_to_win: the discard it names is legal after the lay, and it ends the
+    hand with the seat as the winner (RULES.md §4.6)."""
+    checked = {False: 0, True: 0}
+    for number in range(120):
+        to_win = bool(number % 2)
+        game = new_game("cardverse", seed=number, options={"discard_to_win": to_win})
+        hands = 0
+        while not game.is_over and hands < 3:
+            seat = game.to_move
+            obs = game.observation(seat)
+            hint = meldmind.suggest(obs, level="normal" if seat == number % 2 else "easy")
+            claim = GOES_OUT.search(hint.explanation)
+            before = obs["hand_number"]
+            game.play(hint.move.id)
+            if claim:
+                game.play(f"discard {claim.group(1)}")
+                last = game.observation(seat)["last_hand"]
+                assert last["winner"] == seat and last["end"] == "out", hint.explanation
+                checked[to_win] += 1
+            hands += game.is_over or game.observation(seat)["hand_number"] != before
+    assert checked[False] >= 5 and checked[True] >= 5, checked

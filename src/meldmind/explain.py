@@ -355,6 +355,15 @@ def _hand_end(variant: str, obs: Mapping[str, Any], laid: Sequence[str],
     return None
 
 
+def _goes_out_next(variant: str, obs: Mapping[str, Any], laid: Sequence[str]) -> str | None:
+    """How laying ``laid`` leads out of a CardVerse hand: the one card left, if the seat may
+    discard it, takes it out (RULES.md §4.6)."""
+    rest = [card for card in obs.get("hand", []) if card not in laid]
+    if variant != "cardverse" or len(rest) != 1 or rest == _no_rediscard(variant, obs):
+        return None
+    return f"then discarding {rest[0]} takes you out and wins the hand"
+
+
 def _cardverse_value(obs: Mapping[str, Any], cards: Sequence[str]) -> int:
     """What ``cards`` count against a CardVerse seat when the hand ends without its going out."""
     ace_high = _ace_high("cardverse", obs)
@@ -739,12 +748,14 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
         head, reason = "Knock", f"your deadwood after the discard is {best}"
     elif words[:2] == ["lay", "meld"]:
         head = f"Lay {' '.join(words[2:])}"
-        reason = _hand_end(variant, obs, words[2:]) or "it takes those points out of your hand now"
+        reason = _hand_end(variant, obs, words[2:]) or _goes_out_next(variant, obs, words[2:]) \
+            or "it takes those points out of your hand now"
     elif words[:2] == ["lay", "off"]:
         head = f"Lay off {words[2]}"
         reason = _hand_end(variant, obs, words[2:3]) or (
             _gin_layoff_reason(obs, words[2]) if variant == "gin"
-            else "it leaves your hand for free on a table meld")
+            else _goes_out_next(variant, obs, words[2:3])
+            or "it leaves your hand for free on a table meld")
     else:
         head, reason = text[0].upper() + text[1:], "it is the best move the search found"
     return f"{head}: {reason}.{_value_sentence(variant, obs, value, alternatives, move)}"
