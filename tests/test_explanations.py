@@ -430,9 +430,9 @@ def _check_discard_claim(variant, obs, text):
     breaks = re.search(loss + r", (but|and) no other discard leaves less deadwood \((\d+)\)", text)
     worse = re.search(loss + r",? (and|but it) leaves (\d+) deadwood, where discarding (\S+) "
                       r"would leave (\d+)", text)
-    as_low = re.search(r": it melds in ([^,]+), but your deadwood is as low without that meld,",
+    as_low = re.search(r": it melds in ([^,]+), but your deadwood is as low without that meld[,.]",
                        text)
-    partial = re.search(r": it only makes a partial meld, with ([^,]+),", text)
+    partial = re.search(r": it only makes a partial meld, with ([^,.]+)[,.]", text)
     if breaks or worse:
         claim = breaks or worse
         # no meld is lost when the other cards leave the same deadwood without the card
@@ -467,7 +467,8 @@ def _check_discard_claim(variant, obs, text):
     else:
         assert ": it fits none of your melds" in text and not best_melds, text
         kinds.add("fits none")
-    lays_off = re.search(r"\. You could also lay it off on ([^.]+)\.$", text)
+    lays_off = re.search(r"\. You could also lay it off on ([A-Z0-9 ]+)(, as (your|an) opponent "
+                         r"could if it took it)?\.$", text)
     text = text[:lays_off.start() + 1] if lays_off else text
     if lays_off:
         assert lays_off.group(1).split() in _table_melds_taking(variant, obs, card), text
@@ -475,6 +476,12 @@ def _check_discard_claim(variant, obs, text):
     else:
         assert not _table_melds_taking(variant, obs, card), text
     related_taken = [c for c in _opponents_took(variant, obs) if _goes_with(variant, card, c)]
+    if lays_off and lays_off.group(2):
+        # what the opponent showed is left out, unless it took a card that goes with this one
+        assert not any(_can_still_meld(variant, obs, card, c, without=hand)
+                       for c in related_taken), text
+        kinds.add("anyone could lay off")
+        return kinds
     took = re.search(r"took (\S+), which goes with it\.$", text)
     no_longer = re.search(r"and the (\S+) (your|an) opponent took can no longer meld with it\.$",
                           text)
@@ -528,7 +535,7 @@ def test_discard_explanations_over_random_positions():
     for variant in kinds:
         assert kinds[variant] >= {"breaks, more", "no meld lost, more", "partial", "fits none",
                                   "took", "threw", "no interest"}, (variant, kinds[variant])
-    assert "could lay off" in kinds["cardverse"]
+    assert {"could lay off", "anyone could lay off"} <= kinds["cardverse"], kinds["cardverse"]
 
 
 def test_the_knockers_discard_is_explained_by_the_deadwood_it_shows():

@@ -60,7 +60,7 @@ says so; with more than one opponent, "no opponent" has shown interest:
 >>> explain("cardverse", cv, Move(7, "discard 9C"), None, ())
 'Discard 9C: it fits none of your melds, and your opponent threw away 9D, so it is unlikely to want it.'
 >>> explain("cardverse", cv, Move(36, "discard QH"), None, ())
-'Discard QH: it fits none of your melds, and your opponent has not shown interest in queens. You could also lay it off on QC QD QS.'
+'Discard QH: it fits none of your melds. You could also lay it off on QC QD QS, as your opponent could if it took it.'
 >>> cv.update(hand_sizes=[3, 4, 4], taken_from_discard=[[], [], []], hand_history={})
 >>> explain("cardverse", cv, Move(16, "discard 4D"), None, ())
 'Discard 4D: it fits none of your melds, and no opponent has shown interest in fours.'
@@ -431,8 +431,11 @@ def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
             held.append((taken, cards))
     thrown = [c for c in _opponents_discards(variant, obs)
               if c != card and _related(variant, card, c)]
+    table_meld = _table_meld_for(variant, obs, card)
     if wanted:
         reason = f"{first}, but {who} took {wanted[0]}, which goes with it"
+    elif table_meld:    # anyone may lay it off: what the opponent showed is beside the point
+        return f"{first}. You could also lay it off on {table_meld}, as {who} could if it took it"
     elif held:
         taken, cards = held[0]
         reason = (f"{first}, and the {taken} {who} took needs your {' or '.join(cards)} to meld "
@@ -444,7 +447,6 @@ def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
     else:
         nobody = "your opponent has not" if who == "your opponent" else "no opponent has"
         reason = f"{first}, and {nobody} shown interest in {RANK_NAMES[_rank(card)]}"
-    table_meld = _table_meld_for(variant, obs, card)
     return f"{reason}. You could also lay it off on {table_meld}" if table_meld else reason
 
 
