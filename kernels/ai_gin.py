@@ -27,9 +27,10 @@ easy (greedy and memory-less: reads only its hand, the upcard and the legal move
     * Knock as soon as it is legal (Discard phase and Wall); otherwise pass at the Wall.
     * Knocker: the top deadwood card as its discard when legal (else the legal discard leaving
       the least deadwood), then every meld of the best partition, then pass. Defender: lays
-      off, one card at a time, a fitting deadwood card (highest key) or else a fitting melded
-      card whose removal lowers its best deadwood; then pass; then every meld of the best
-      partition; then pass.
+      off, one card at a time, the chain of lay-offs that leaves the least deadwood (a card
+      laid off on a run lets the next one beyond it fit, so a melded card may start a chain
+      that lowers it), a fitting deadwood card first (highest key); then pass; then every meld
+      of the best partition; then pass.
 
 normal (keeps partial melds, weighs the risk of feeding the opponent)
     * Partial meld: two deadwood cards of the same rank, or of one suit at rank distance 1
