@@ -1052,8 +1052,8 @@ def _least_deadwood_by_lay_offs(game):
     return best
 
 
-LAY_OFF = re.compile(r"Lay off (\S+): (?:then (.+) can go too, and )?your deadwood (falls|rises) "
-                     r"from (\d+) to (\d+)\.( .*)?")
+LAY_OFF = re.compile(r"Lay off (\S+): (?:then (.+) can go too, and )?your deadwood (?:(falls|rises) "
+                     r"from (\d+) to (\d+)|stays (\d+))\.( .*)?")
 FREE_LAY_OFF = re.compile(r"Lay off (\S+): it leaves your hand for free on a table meld; your "
                           r"deadwood stays (\d+)\.( .*)?")
 
@@ -1080,6 +1080,9 @@ def _check_lay_off_claim(game, text):
     if free:
         assert int(free.group(2)) == now == left, text
         return "free"
+    if claim.group(6):      # a chain that leaves the deadwood as it was
+        assert len(chain) > 1 and int(claim.group(6)) == now == left, text
+        return "chain"
     before, stated = int(claim.group(4)), int(claim.group(5))
     assert (before, stated) == (now, left) and (claim.group(3) == "falls") == (left < now), text
     return "chain" if len(chain) > 1 else "one"
@@ -1125,6 +1128,32 @@ def test_lay_off_explanations_state_the_deadwood_the_lay_offs_leave():
     assert kinds >= {"no chain", "one", "chain"}, kinds
 
 
+def test_a_lay_off_that_needs_its_chain_to_cost_nothing_names_the_chain():
+    """Lay off 8S (melded in 8S 9S 10S): alone it leaves 9S 10S loose, 31 -> 50, and only the
+    chain it opens (10S below JS QS KS, 9S beyond it) takes the deadwood back to 31. Expert and
+    master play such lay-offs (the search ties them with the pass); the explanation may not call
+    the lay-off free without naming the chain. The observation is one a server would send."""
+    obs = {"format": "meldmind.observation", "version": 1, "variant": "gin", "seat": 1,
+           "parameters": {"knock_card": 10, "gin_bonus": 25, "undercut_bonus": 25},
+           "phase": "layoff", "to_move": 1,
+           "hand": ["2C", "3C", "8C", "8D", "3H", "7H", "8S", "9S", "10S"], "hand_sizes": [3, 9],
+           "known_cards": [["AC", "AD", "2H"], []], "upcard": None, "prev_upcard": "2H",
+           "discard_pile": ["3D"], "stock_size": 31, "upcard_draws": 0, "repeated_move": False,
+           "passed_first_upcard": [False, False], "knocker": 0, "finished_layoffs": False,
+           "melds": [[["4S", "5S", "6S", "7S"], ["JS", "QS", "KS"]], []], "layoffs": ["3S"],
+           "deadwood": [4, None], "end": None, "first_upcard": "2H",
+           "history": [{"seat": 0, "move": "draw upcard"}, {"seat": 0, "move": "knock"},
+                       {"seat": 0, "move": "discard 3D"},
+                       {"seat": 0, "move": "lay meld 4S 5S 6S 7S"},
+                       {"seat": 0, "move": "lay meld JS QS KS"}, {"seat": 0, "move": "pass"},
+                       {"seat": 1, "move": "lay off 3S"}]}
+    assert own_deadwood("gin", frozenset(obs["hand"])) == 31
+    assert own_deadwood("gin", frozenset(obs["hand"]) - {"8S"}) == 50
+    assert own_deadwood("gin", frozenset(obs["hand"]) - {"8S", "9S", "10S"}) == 31
+    text = explain("gin", obs, Move(46, "lay off 8S"), None, ())
+    assert text == "Lay off 8S: then 10S and 9S can go too, and your deadwood stays 31.", text
+
+
 # ---------------------------------------------------------------------------------------------
 # CardVerse: a lay that leaves one card to discard
 # ---------------------------------------------------------------------------------------------
@@ -1155,3 +1184,17 @@ def test_a_lay_that_leaves_one_card_says_the_discard_goes_out():
                 checked[to_win] += 1
             hands += game.is_over or game.observation(seat)["hand_number"] != before
     assert checked[False] >= 5 and checked[True] >= 5, checked
+
+
+def test_a_lay_that_leaves_only_the_card_just_taken_still_goes_out():
+    """The card taken from the discard may be discarded when it is the seat's last card
+    (RULES.md §4.4, no_immediate_rediscard): a lay that leaves only that card leads out too."""
+    obs = {"variant": "cardverse", "seat": 0, "hand": ["10D", "JD", "10H", "10S"],
+           "hand_sizes": [4, 5], "taken_this_turn": "JD",
+           "options": {"discard_to_win": True, "no_immediate_rediscard": True}}
+    text = explain("cardverse", obs, Move(0, "lay meld 10D 10H 10S"), None, ())
+    assert text == "Lay 10D 10H 10S: then discarding JD takes you out and wins the hand.", text
+    obs.update(hand=["5C", "6D"], hand_sizes=[2, 5], taken_this_turn="5C",
+               table=[{"slot": 0, "kind": "group", "cards": ["6C", "6H", "6S"]}])
+    text = explain("cardverse", obs, Move(0, "lay off 6D on meld 0 (group)"), None, ())
+    assert text == "Lay off 6D: then discarding 5C takes you out and wins the hand.", text

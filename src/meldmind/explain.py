@@ -356,10 +356,11 @@ def _hand_end(variant: str, obs: Mapping[str, Any], laid: Sequence[str],
 
 
 def _goes_out_next(variant: str, obs: Mapping[str, Any], laid: Sequence[str]) -> str | None:
-    """How laying ``laid`` leads out of a CardVerse hand: the one card left, if the seat may
-    discard it, takes it out (RULES.md §4.6)."""
+    """How laying ``laid`` leads out of a CardVerse hand: the one card left takes it out
+    (RULES.md §4.6), even the card just taken from the discard pile, which a seat may discard
+    when it is its last card (§4.4)."""
     rest = [card for card in obs.get("hand", []) if card not in laid]
-    if variant != "cardverse" or len(rest) != 1 or rest == _no_rediscard(variant, obs):
+    if variant != "cardverse" or len(rest) != 1:
         return None
     return f"then discarding {rest[0]} takes you out and wins the hand"
 
@@ -616,13 +617,14 @@ def _gin_layoff_reason(obs: Mapping[str, Any], card: str) -> str:
     """Why the gin defender lays off ``card``: the deadwood it takes out, alone or with the
     lay-offs it opens (a card laid off on a run lets the next one beyond it fit)."""
     before, chain, after = _gin_layoffs(obs, card)
-    if after == before:
+    if after == before and len(chain) == 1:
         return f"it leaves your hand for free on a table meld; your deadwood stays {before}"
-    change = "falls" if after < before else "rises"
+    # a lay-off that alone raises the deadwood may need its chain to take it back to as it was
+    change = (f"stays {before}" if after == before else
+              f"{'falls' if after < before else 'rises'} from {before} to {after}")
     if len(chain) == 1:
-        return f"your deadwood {change} from {before} to {after}"
-    return (f"then {' and '.join(chain[1:])} can go too, and your deadwood {change} from "
-            f"{before} to {after}")
+        return f"your deadwood {change}"
+    return f"then {' and '.join(chain[1:])} can go too, and your deadwood {change}"
 
 
 def _showdown(defender: int, knocker: int) -> str:
