@@ -378,8 +378,10 @@ def _best_layoff(legal, n, allowed, ace_high):
 
 @njit(cache=True)
 def _meld_leaving_a_discard(legal, n, hand):
-    """The first legal LAY_MELD after which the hand holds one card, a legal discard that then
-    takes the seat out; -1 if none."""
+    """The first legal LAY_MELD after which the hand holds one card, which a discard then takes
+    out; -1 if none. The card is one the seat may discard now: the card just taken from the
+    discard pile, which it could discard as its last card, is never needed, as a meld of four or
+    more cards can leave out another."""
     discards = _legal_discards(legal, n)
     for i in range(n):
         a = legal[i]
