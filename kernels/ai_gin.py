@@ -361,7 +361,10 @@ def layoff_choice(h, arr, public):
         reach |= fit
         fit = h & G.targets_after_layoffs(arr, public, laid | reach)
     lo = _left(h)
-    best_deadwood = G.hand_value(lo)
+    if reach & ~lo == 0:          # deadwood cards only: laying them all leaves the least
+        return _top(now)
+    now_deadwood = G.hand_value(lo)
+    best_deadwood = now_deadwood
     best = -1
     best_rank = -1
     chain = reach
@@ -370,7 +373,9 @@ def layoff_choice(h, arr, public):
             first = chain & now
             first = _top(first & lo) if first & lo else _top(first)
             rank = KEY[first] + (1 << 20 if lo & G.bit(first) else 0)
-            deadwood = G.exact_deadwood(h ^ chain)
+            # without deadwood cards alone, the best partition stays as it is
+            deadwood = now_deadwood - G.hand_value(chain) if chain & ~lo == 0 \
+                else G.exact_deadwood(h ^ chain)
             if deadwood < best_deadwood or (deadwood == best_deadwood and best >= 0
                                             and rank > best_rank):
                 best_deadwood = deadwood
