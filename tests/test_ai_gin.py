@@ -812,7 +812,7 @@ def _deadwood(hand_mask):
                                   if hand_mask >> c & 1])[0]
 
 
-def _best_layoff_deadwood(state, memo, allowed=~0):
+def best_layoff_deadwood(state, memo, allowed=~0):
     """The least deadwood any sequence of legal lay-offs of the cards ``allowed`` leaves, by
     the engine's own moves."""
     seat = int(state[K.S_CURRENT])
@@ -823,7 +823,7 @@ def _best_layoff_deadwood(state, memo, allowed=~0):
             if a < K.NUM_CARDS and allowed >> a & 1:
                 after = state.copy()
                 K.apply_action(after, a)
-                best = min(best, _best_layoff_deadwood(after, memo, allowed))
+                best = min(best, best_layoff_deadwood(after, memo, allowed))
         memo[h] = best
     return memo[h]
 
@@ -833,9 +833,9 @@ def test_easy_and_normal_lay_off_down_to_the_least_deadwood_any_chain_leaves():
     oracle: the lay-offs easy and normal play, one at a time, end at the least deadwood."""
     chains = 0
     for state in _layoff_states(300, seed=4):
-        best = _best_layoff_deadwood(state, {})
+        best = best_layoff_deadwood(state, {})
         fitting_now = sum(1 << int(a) for a in legal_of(state) if a < K.NUM_CARDS)
-        chains += best < _best_layoff_deadwood(state, {}, fitting_now)
+        chains += best < best_layoff_deadwood(state, {}, fitting_now)
         seat = int(state[K.S_CURRENT])
         for level in (L.EASY, L.NORMAL):
             s = state.copy()

@@ -14,6 +14,7 @@ from meldmind import analyze_hand, new_game
 from meldmind.ai import Alternative
 from meldmind.explain import explain
 from meldmind.game import Move
+from test_ai_gin import best_layoff_deadwood
 
 # Deadwood values (§4.1, §5.2): A 1, 2-10 face, J Q K 10. Runs: gin's ace is low only, CardVerse's
 # high only.
@@ -1040,18 +1041,6 @@ def test_a_taken_card_that_needs_the_seats_own_card_is_told_apart():
 # Gin lay-offs: the deadwood a lay-off, or a chain of them, leaves
 # ---------------------------------------------------------------------------------------------
 
-def _least_deadwood_by_lay_offs(game):
-    """The least deadwood any sequence of the defender's legal lay-offs leaves, by the engine."""
-    hand = frozenset(game.observation(game.to_move)["hand"])
-    best = own_deadwood("gin", hand)
-    for move in game.legal_moves():
-        if move.text.startswith("lay off"):
-            after = copy.deepcopy(game)
-            after.play(move.id)
-            best = min(best, _least_deadwood_by_lay_offs(after))
-    return best
-
-
 LAY_OFF = re.compile(r"Lay off (\S+): (?:then (.+) can go too, and )?your deadwood (?:(falls|rises) "
                      r"from (\d+) to (\d+)|stays (\d+))\.( .*)?")
 FREE_LAY_OFF = re.compile(r"Lay off (\S+): it leaves your hand for free on a table meld; your "
@@ -1064,7 +1053,7 @@ def _check_lay_off_claim(game, text):
     now = own_deadwood("gin", frozenset(game.observation(game.to_move)["hand"]))
     if text.startswith("Pass: no lay-off"):
         assert f"lowers your deadwood of {now}, " in text, text
-        assert _least_deadwood_by_lay_offs(game) == now, text
+        assert best_layoff_deadwood(game._state.copy(), {}) == now, text
         return "no chain"
     if text.startswith("Pass"):
         return "pass"
