@@ -348,6 +348,6 @@ def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "maste
             value = float(values[decision.action] / visits[decision.action])
     chosen = move(decision.action)
     # explained from the array's own dict, whose cards are spelt as the engine spells them
-    text = explain(variant, module.observation_dict(obs, None), chosen, value, alternatives)
+    text = explain(variant, module.observation_dict(obs, None), chosen, value, alternatives, obs)
     return Suggestion(chosen, value, alternatives, text, level_name(level), decision.iterations,
                       seed, seed_drawn)

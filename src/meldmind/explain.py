@@ -566,7 +566,7 @@ def _empty_stock_reason(obs: Mapping[str, Any]) -> str:
             f"yours is {_cardverse_value(obs, obs.get('hand', []))}")
 
 
-def _gin_pass_reason(obs: Mapping[str, Any], prefers: str) -> str:
+def _gin_pass_reason(obs: Mapping[str, Any], prefers: str, array: np.ndarray | None) -> str:
     """What ``pass`` does in each gin phase (RULES.md §5): it declines the first upcard, ends
     the knocker's melds, ends the defender's lay-offs, then the hand, and at the wall draws."""
     phase = obs.get("phase", "first_upcard")
@@ -578,7 +578,7 @@ def _gin_pass_reason(obs: Mapping[str, Any], prefers: str) -> str:
             return "every card is in your melds, so you go gin and your opponent cannot lay off"
         return f"you stop laying melds; your deadwood of {points} ({' '.join(hand)}) is shown"
     if phase == "layoff" and not obs.get("finished_layoffs"):
-        before, chain, _after = _gin_layoffs(obs, None)
+        before, chain, _after = _gin_layoffs(obs, None, array)
         if not chain:
             return (f"no lay-off, alone or in a chain, lowers your deadwood of {before}, so you "
                     f"go on to lay your own melds")
@@ -593,12 +593,14 @@ def _gin_pass_reason(obs: Mapping[str, Any], prefers: str) -> str:
     return _decline_reason("gin", obs, prefers)
 
 
-def _gin_layoffs(obs: Mapping[str, Any], first: str | None) -> tuple[int, list[str], int]:
+def _gin_layoffs(obs: Mapping[str, Any], first: str | None,
+                 array: np.ndarray | None) -> tuple[int, list[str], int]:
     """The gin defender's deadwood now, the lay-offs it would play from here (``first``, if
     given, then the ones easy and normal choose: a chain to the least deadwood), and the
-    deadwood they leave."""
+    deadwood they leave. ``array`` is ``obs`` as the kernels read it, if the caller has it:
+    building it again replays and checks the whole history."""
     K = GIN_KERNEL
-    arr = observation_array(obs)
+    arr = observation_array(obs) if array is None else array.copy()
     hand = int(arr[K.O_HAND])
     before = int(K.exact_deadwood(hand))
     chain: list[str] = []
@@ -613,10 +615,10 @@ def _gin_layoffs(obs: Mapping[str, Any], first: str | None) -> tuple[int, list[s
     return before, chain, int(K.exact_deadwood(hand))
 
 
-def _gin_layoff_reason(obs: Mapping[str, Any], card: str) -> str:
+def _gin_layoff_reason(obs: Mapping[str, Any], card: str, array: np.ndarray | None) -> str:
     """Why the gin defender lays off ``card``: the deadwood it takes out, alone or with the
     lay-offs it opens (a card laid off on a run lets the next one beyond it fit)."""
-    before, chain, after = _gin_layoffs(obs, card)
+    before, chain, after = _gin_layoffs(obs, card, array)
     if after == before and len(chain) == 1:
         return f"it leaves your hand for free on a table meld; your deadwood stays {before}"
     # a lay-off that alone raises the deadwood may need its chain to take it back to as it was
@@ -712,8 +714,9 @@ def _value_sentence(variant: str, obs: Mapping[str, Any], value: float | None,
 
 
 def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | None,
-            alternatives: Sequence[Any]) -> str:
-    """One or two sentences a player understands about ``move``."""
+            alternatives: Sequence[Any], array: np.ndarray | None = None) -> str:
+    """One or two sentences a player understands about ``move``. ``array``, if given, is
+    ``obs`` as the kernels read it (``suggest`` has it), which gin's lay-offs are planned on."""
     text = move.text
     words = text.split()
     if words[0] == "discard":
@@ -742,7 +745,7 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
                 variant, obs, value, alternatives, move))
     elif text == "pass":
         head, reason = "Pass", _gin_pass_reason(obs, _unseen_card_preference(
-            variant, obs, value, alternatives, move))
+            variant, obs, value, alternatives, move), array)
     elif text == "knock":
         hand = list(obs.get("hand", []))
         if obs.get("phase") == "wall":     # knocking at the wall takes the upcard (RULES.md §5)
@@ -757,7 +760,7 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
     elif words[:2] == ["lay", "off"]:
         head = f"Lay off {words[2]}"
         reason = _hand_end(variant, obs, words[2:3]) or (
-            _gin_layoff_reason(obs, words[2]) if variant == "gin"
+            _gin_layoff_reason(obs, words[2], array) if variant == "gin"
             else _goes_out_next(variant, obs, words[2:3])
             or "it leaves your hand for free on a table meld")
     else:
