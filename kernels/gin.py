@@ -265,28 +265,32 @@ def bit(card):
     return np.int64(1) << card
 
 
-@njit(cache=True)
-def hand_value(mask):
-    """Total card value of a mask (deadwood of cards left unmelded)."""
+@njit(cache=True, inline="always")
+def value_and_highest(mask):
+    """Total card value of a mask and its highest card value (0 and 0 for an empty one), in one
+    pass: the knock test asks both of every hand."""
     total = 0
+    top = 0
     m = mask
     while m:
         low = m & -m
-        total += CARD_VALUE[popcount(low - 1)]
+        v = CARD_VALUE[popcount(low - 1)]
+        total += v
+        top = max(top, v)
         m ^= low
-    return total
+    return total, top
+
+
+@njit(cache=True)
+def hand_value(mask):
+    """Total card value of a mask (deadwood of cards left unmelded)."""
+    return value_and_highest(mask)[0]
 
 
 @njit(cache=True)
 def highest_value(mask):
     """The highest card value in a mask (0 for an empty one)."""
-    top = 0
-    m = mask
-    while m:
-        low = m & -m
-        top = max(top, CARD_VALUE[popcount(low - 1)])
-        m ^= low
-    return top
+    return value_and_highest(mask)[1]
 
 
 @njit(cache=True, inline="always")
@@ -408,7 +412,8 @@ def openspiel_knock_deadwood(h):
             scratch[untried + d] = after
             scratch[melded + d] = cards
     rest = h & ~best_melded
-    return hand_value(rest) - highest_value(rest)
+    total, top = value_and_highest(rest)
+    return total - top
 
 
 @njit(cache=True, inline="always")
@@ -433,11 +438,10 @@ def _keep_first_best(melded, best_value, best_melded):
     return best_value, best_melded
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _isolated_total_and_max(h):
     """Total and highest value of the cards of ``h`` in no meld: deadwood in every arrangement."""
-    isolated = h & ~meldable(h)
-    return hand_value(isolated), highest_value(isolated)
+    return value_and_highest(h & ~meldable(h))
 
 
 @njit(cache=True)
