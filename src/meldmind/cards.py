@@ -79,6 +79,9 @@ def fold_case(text: str, upper: bool = True) -> str:
     """``text`` upper-cased (or lower-cased), except a non-ASCII character that would become
     ASCII (``ſ`` upper-cases to ``S``, the Kelvin sign lower-cases to ``k``): it stays as it is,
     so the token is refused instead of read as another card or move."""
+    if text.isascii():      # the common case, in one call (an observation reads hundreds)
+        return text.upper() if upper else text.lower()
+
     def fold(ch: str) -> str:
         folded = ch.upper() if upper else ch.lower()
         return ch if folded.isascii() and not ch.isascii() else folded

@@ -628,6 +628,8 @@ def _why_illegal(obs: np.ndarray, i: int, action: int, state: np.ndarray,
     # shown elsewhere: a card face up cannot leave a hand
     leaving = [action] if action < K.NUM_CARDS else \
         meld_cards(action - K.MELD_BASE) if action >= K.MELD_BASE else []
+    if not leaving:
+        return None
     pile, table = _face_up_cards(state)
     for card in leaving:
         if (pile | table) >> card & 1:
