@@ -1122,9 +1122,10 @@ def test_lay_off_explanations_state_the_deadwood_the_lay_offs_leave():
 
 def test_a_lay_off_that_needs_its_chain_to_cost_nothing_names_the_chain():
     """Lay off 8S (melded in 8S 9S 10S): alone it leaves 9S 10S loose, 31 -> 50, and only the
-    chain it opens (10S below JS QS KS, 9S beyond it) takes the deadwood back to 31. Expert and
-    master play such lay-offs (the search ties them with the pass); the explanation may not call
-    the lay-off free without naming the chain. The observation is one a server would send."""
+    chain it opens (10S below JS QS KS, 9S beyond it) takes the deadwood back to 31. The search
+    scores such a lay-off level with the pass (here it plays 10S, which keeps 8S for 8C 8D 8S),
+    but ``explain`` may be asked about any move; it may not call the lay-off free without naming
+    the chain. The observation is one a server would send."""
     obs = {"format": "meldmind.observation", "version": 1, "variant": "gin", "seat": 1,
            "parameters": {"knock_card": 10, "gin_bonus": 25, "undercut_bonus": 25},
            "phase": "layoff", "to_move": 1,
