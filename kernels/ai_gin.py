@@ -84,9 +84,9 @@ expert (``search`` + ``pick``: determinized Monte Carlo, flat)
       ``PRIOR_POINTS`` of credit against the noise of the estimates (ties: the lower id),
       except in the defender's Layoff phase, where nothing is hidden and the playouts of a move
       all score the same: there normal's move wins exact ties only (a pass over a lay-off that
-      changes nothing). The credit measured +1.4 and +2.2 points of win rate against normal on two sets of 2,000 deal
-      pairs (search alone adds little over normal's draws and discards: the estimates are
-      noisier than the differences between moves).
+      changes nothing). The credit measured +1.4 and +2.2 points of win rate against normal on
+      two sets of 2,000 deal pairs (search alone adds little over normal's draws and discards:
+      the estimates are noisier than the differences between moves).
 
 master (``search`` + ``pick``, RULES.md §6)
     1. Perfect memory: the permitted history of the observation (``O_HISTORY``: every move of

@@ -870,25 +870,33 @@ def test_search_takes_a_lay_off_chain_worth_one_point_over_normals_pass():
             assert h.returns[1] == -19.0, (level, iterations)
 
 
+def layoff_observation(hand, knocker_melds, layoffs=()):
+    """The defender's (seat 1's) observation in the Layoff phase, as a server would send it: seat
+    0 took the first upcard 2H, knocked, discarded 3D and laid ``knocker_melds``, keeping AC AD
+    2H (deadwood 4); seat 1 holds ``hand`` and has laid off ``layoffs``."""
+    history = [{"seat": 0, "move": "draw upcard"}, {"seat": 0, "move": "knock"},
+               {"seat": 0, "move": "discard 3D"}]
+    history += [{"seat": 0, "move": "lay meld " + " ".join(meld)} for meld in knocker_melds]
+    history += [{"seat": 0, "move": "pass"}]
+    history += [{"seat": 1, "move": f"lay off {card}"} for card in layoffs]
+    return {"format": "meldmind.observation", "version": 1, "variant": "gin", "seat": 1,
+            "parameters": {"knock_card": 10, "gin_bonus": 25, "undercut_bonus": 25},
+            "phase": "layoff", "to_move": 1, "hand": list(hand), "hand_sizes": [3, len(hand)],
+            "known_cards": [["AC", "AD", "2H"], []], "upcard": None, "prev_upcard": "2H",
+            "discard_pile": ["3D"], "stock_size": 31, "upcard_draws": 0, "repeated_move": False,
+            "passed_first_upcard": [False, False], "knocker": 0, "finished_layoffs": False,
+            "melds": [[list(meld) for meld in knocker_melds], []], "layoffs": list(layoffs),
+            "deadwood": [4, None], "end": None, "first_upcard": "2H", "history": history}
+
+
 def test_search_passes_rather_than_lay_off_a_card_that_changes_nothing():
     """The defender 2C 3C 9C KD 5H 6H 7H 8H 3S 7S (deadwood 34) against 9H-QH and 4C 4D 4S: 8H
     can go below 9H and leaves 5H-7H melded, so the deadwood stays 34 (laying 7H after it would
     raise it). The Layoff phase hides nothing, so the search scores the lay-off and the pass
     alike, -30; on that exact tie it plays normal's pass, not the lower id, whose hint would
     advise a lay-off that changes nothing."""
-    obs = {"format": "meldmind.observation", "version": 1, "variant": "gin", "seat": 1,
-           "parameters": {"knock_card": 10, "gin_bonus": 25, "undercut_bonus": 25},
-           "phase": "layoff", "to_move": 1,
-           "hand": ["2C", "3C", "9C", "KD", "5H", "6H", "7H", "8H", "3S", "7S"],
-           "hand_sizes": [3, 10], "known_cards": [["AC", "AD", "2H"], []], "upcard": None,
-           "prev_upcard": "2H", "discard_pile": ["3D"], "stock_size": 31, "upcard_draws": 0,
-           "repeated_move": False, "passed_first_upcard": [False, False], "knocker": 0,
-           "finished_layoffs": False, "melds": [[["9H", "10H", "JH", "QH"], ["4C", "4D", "4S"]], []],
-           "layoffs": [], "deadwood": [4, None], "end": None, "first_upcard": "2H",
-           "history": [{"seat": 0, "move": "draw upcard"}, {"seat": 0, "move": "knock"},
-                       {"seat": 0, "move": "discard 3D"},
-                       {"seat": 0, "move": "lay meld 9H 10H JH QH"},
-                       {"seat": 0, "move": "lay meld 4C 4D 4S"}, {"seat": 0, "move": "pass"}]}
+    obs = layoff_observation(["2C", "3C", "9C", "KD", "5H", "6H", "7H", "8H", "3S", "7S"],
+                             [["9H", "10H", "JH", "QH"], ["4C", "4D", "4S"]])
     assert suggest(obs, level="normal").move.text == "pass"
     for level in ("expert", "master"):
         hint = suggest(obs, level=level, iterations=64, seed=3)

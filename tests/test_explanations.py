@@ -14,7 +14,7 @@ from meldmind import analyze_hand, new_game
 from meldmind.ai import Alternative
 from meldmind.explain import explain
 from meldmind.game import Move
-from test_ai_gin import best_layoff_deadwood
+from test_ai_gin import best_layoff_deadwood, layoff_observation
 
 # Deadwood values (§4.1, §5.2): A 1, 2-10 face, J Q K 10. Runs: gin's ace is low only, CardVerse's
 # high only.
@@ -1126,20 +1126,8 @@ def test_a_lay_off_that_needs_its_chain_to_cost_nothing_names_the_chain():
     scores such a lay-off level with the pass (here it plays 10S, which keeps 8S for 8C 8D 8S),
     but ``explain`` may be asked about any move; it may not call the lay-off free without naming
     the chain. The observation is one a server would send."""
-    obs = {"format": "meldmind.observation", "version": 1, "variant": "gin", "seat": 1,
-           "parameters": {"knock_card": 10, "gin_bonus": 25, "undercut_bonus": 25},
-           "phase": "layoff", "to_move": 1,
-           "hand": ["2C", "3C", "8C", "8D", "3H", "7H", "8S", "9S", "10S"], "hand_sizes": [3, 9],
-           "known_cards": [["AC", "AD", "2H"], []], "upcard": None, "prev_upcard": "2H",
-           "discard_pile": ["3D"], "stock_size": 31, "upcard_draws": 0, "repeated_move": False,
-           "passed_first_upcard": [False, False], "knocker": 0, "finished_layoffs": False,
-           "melds": [[["4S", "5S", "6S", "7S"], ["JS", "QS", "KS"]], []], "layoffs": ["3S"],
-           "deadwood": [4, None], "end": None, "first_upcard": "2H",
-           "history": [{"seat": 0, "move": "draw upcard"}, {"seat": 0, "move": "knock"},
-                       {"seat": 0, "move": "discard 3D"},
-                       {"seat": 0, "move": "lay meld 4S 5S 6S 7S"},
-                       {"seat": 0, "move": "lay meld JS QS KS"}, {"seat": 0, "move": "pass"},
-                       {"seat": 1, "move": "lay off 3S"}]}
+    obs = layoff_observation(["2C", "3C", "8C", "8D", "3H", "7H", "8S", "9S", "10S"],
+                             [["4S", "5S", "6S", "7S"], ["JS", "QS", "KS"]], layoffs=["3S"])
     assert own_deadwood("gin", frozenset(obs["hand"])) == 31
     assert own_deadwood("gin", frozenset(obs["hand"]) - {"8S"}) == 50
     assert own_deadwood("gin", frozenset(obs["hand"]) - {"8S", "9S", "10S"}) == 31
