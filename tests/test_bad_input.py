@@ -330,6 +330,10 @@ def test_a_game_records_integer_options_may_be_written_as_json_writes_them():
     assert Game.from_json(json.dumps(record)).options["target_score"] == 50
     assert main(["arena", "cardverse", "easy", "beginner", "--deals", "1", "--processes", "1",
                  "--options", '{"target_score": 5.0}', "--json"]) == 0
+    assert main(["analyze", "rami", "5H 6H 7H", "--options", '{"opening_threshold": 40.0}',
+                 "--json"]) == 0    # the CLI's every --options is JSON
+    assert main(["analyze", "rami", "5H 6H 7H", "--options",
+                 '{"opening_threshold": 40.5}']) == 2
     record["options"]["target_score"] = 50.5
     with pytest.raises(OptionError, match="target_score"):
         Game.from_json(record)
@@ -372,6 +376,18 @@ def test_more_deals_than_an_arena_can_hold_are_refused_before_playing(deals, cap
         meldmind.arena("gin", "beginner", "beginner", deals=deals, progress=False)
     assert main(["arena", "gin", "beginner", "beginner", "--deals", str(deals)]) == EXIT_USAGE
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("processes, spelt", [(0, "0"), (-1, "-1"), (1.5, "1.5"), (True, "true")])
+def test_a_process_count_that_is_no_positive_integer_is_refused(processes, spelt, capsys):
+    message = f"processes must be a positive integer, not {spelt}"
+    with pytest.raises(OptionError, match=re.escape(message)):
+        meldmind.arena("gin", "beginner", "beginner", deals=1, processes=processes,
+                       progress=False)
+    if isinstance(processes, int) and not isinstance(processes, bool):
+        assert main(["arena", "gin", "beginner", "beginner", "--processes",
+                     str(processes)]) == EXIT_USAGE
+        assert message in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("text", [None, 5, ["draw stock"], {"a": 1}])

@@ -298,6 +298,17 @@ def test_duplicates_beyond_the_deck(variant, cards, token):
     assert "duplicate" in message
 
 
+def test_a_duplicate_is_named_once_and_by_its_canonical_form_only_when_spelt_otherwise():
+    assert _rejects("gin", "AS AS", "AS").endswith("duplicate card 'AS'")
+    assert _rejects("gin", "10H TH", "TH").endswith("duplicate card 'TH' (10H)")
+
+
+def test_a_malformed_rami_card_is_told_of_the_jokers_that_deck_holds():
+    assert _rejects("rami", ["JK3"], "JK3").endswith(
+        "expected a rank A 2..10 J Q K and a suit C D H S, or a joker JK1 JK2")
+    assert "joker" not in _rejects("gin", ["JK3"], "JK3")
+
+
 def test_action_card_copies_are_limited():
     _rejects("kirolo", ["JOKER"] * 17, "JOKER")
     _rejects("kirolo", ["EXCHANGE"] * 11, "EXCHANGE")

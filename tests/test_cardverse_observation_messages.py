@@ -124,6 +124,22 @@ def test_a_misspelt_option_of_the_observation_is_refused_with_the_likely_one(var
     assert str(refused.value) == (f"{variant} observation: '{field}': unknown field "
                                   f"'{misspelt}' (did you mean '{meant}'?)")
 
+def test_the_hand_history_names_a_misspelt_or_missing_key():
+    """Like the observation's other objects: the misspelling with the likely key, then a missing
+    key by name, before the shape of the whole."""
+    history = START["hand_history"]
+    misspelt = {"discard": history["discarded"], "declined": history["declined"],
+                "taken": history["taken"]}
+    assert _message(_edit(START, hand_history=misspelt)) == (
+        "cardverse observation: 'hand_history': unknown field 'discard' (did you mean "
+        "'discarded'?)")
+    without_taken = {key: history[key] for key in ("discarded", "declined")}
+    assert _message(_edit(START, hand_history=without_taken)).startswith(
+        "cardverse observation: 'hand_history.taken' is missing: 'hand_history' must be an "
+        "object with 'discarded', 'declined' and 'taken'")
+    _refused(_edit(START, hand_history=[]), "hand_history' must be an object")
+
+
 def test_events_must_be_the_list_of_texts_the_doc_describes():
     assert isinstance(START["events"], list)
     _refused(_edit(START, events="dealt"), "events")

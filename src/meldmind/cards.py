@@ -116,7 +116,9 @@ def _parse_52(token: str, jokers: bool) -> int | str:
         rank, suit = text[:-1], text[-1:]
     rank = RANK_ALIASES.get(rank, rank)
     if suit not in SUITS or rank not in RANKS:
-        raise CardError(f"malformed card {clipped(repr(token))}: expected a rank A 2..10 J Q K and a suit C D H S")
+        jokers_too = ", or a joker JK1 JK2" if jokers else ""
+        raise CardError(f"malformed card {clipped(repr(token))}: expected a rank A 2..10 J Q K "
+                        f"and a suit C D H S{jokers_too}")
     return SUITS.index(suit) * 13 + RANKS.index(rank)
 
 
@@ -156,7 +158,9 @@ def parse_cards(variant: Variant | str, cards: str | Iterable[str]) -> list[int]
         parsed = _parse_kirolo(token) if v.deck == "kirolo" else _parse_52(token, v.deck == "52+jokers")
         if isinstance(parsed, int):
             if parsed in taken:
-                raise CardError(f"duplicate card {clipped(repr(token))} ({format_card(v, parsed)})")
+                canonical = format_card(v, parsed)   # named when the token spells it otherwise
+                spelt = f" ({canonical})" if canonical != token.strip() else ""
+                raise CardError(f"duplicate card {clipped(repr(token))}{spelt}")
             taken.add(parsed)
             ids.append(parsed)
         else:

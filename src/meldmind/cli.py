@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import traceback
+from collections.abc import Mapping
 from concurrent.futures import BrokenExecutor
 from dataclasses import asdict
 from typing import Any
@@ -68,25 +69,20 @@ def _describe(variant: str, hand: str, analysis: HandAnalysis) -> str:
     return "\n".join(lines)
 
 
-def _options_flag(text: str | None) -> dict[str, Any] | None:
-    """The game options of ``--options`` (None when not given); its errors name the flag."""
+def _options_flag(text: str | None, spec: Mapping[str, tuple[type, Any, Any]]
+                  ) -> dict[str, Any] | None:
+    """The options of ``--options`` (None when not given), named in ``spec``: JSON, so read as a
+    game record's are (``50.0`` is 50); its errors name the flag."""
     if text is None:
         return None
     options = parse_json(text, "--options JSON")
     if not isinstance(options, dict):
         raise MeldmindError(f"--options must be a JSON object, not {json_type(options)}")
-    return options
-
-
-def _game_options(variant: str, text: str | None) -> dict[str, Any] | None:
-    """The arena's ``--options``, a game's options: read as a game record's (``50.0`` is 50)."""
-    from .game import game_module
-    options = _options_flag(text)
-    return None if options is None else json_numbers(game_module(variant).OPTIONS, options)
+    return json_numbers(spec, options)
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    options = _options_flag(args.options)
+    options = _options_flag(args.options, VARIANTS[args.variant].options if args.variant else {})
     if args.samples and args.cards:
         raise MeldmindError("give cards or --samples, not both")
     if args.samples:
@@ -108,10 +104,11 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def _arena(args: argparse.Namespace) -> int:
+    from .game import game_module
     from .tournament import arena, format_table
     result = arena(args.variant, args.level_a, args.level_b, deals=args.deals, seed=args.seed,
                    processes=args.processes, budget_ms=args.budget_ms, iterations=args.iterations,
-                   options=_game_options(args.variant, args.options),
+                   options=_options_flag(args.options, game_module(args.variant).OPTIONS),
                    progress=not args.json or sys.stderr.isatty(), backend=args.backend)
     print(json.dumps(result.to_json(), indent=2) if args.json else format_table([result]))
     return 0
@@ -298,6 +295,11 @@ def _fail(error: Exception, code: int) -> int:
     return code
 
 
+def _one_line(error: Exception) -> str:
+    """A pool's error on one line: loky's spreads its worker's exit codes over a paragraph."""
+    return " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+
+
 def _handle_pending_signals() -> None:
     """Python runs a signal's handler between bytecodes, and entering a Python function is such
     a point. A Ctrl-C that came as stdin closed (a supervisor stopping ``hint --lines``) is
@@ -315,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     except MeldmindError as error:
         return _fail(error, EXIT_USAGE)
     except BrokenExecutor as error:   # an arena's worker died (killed, out of memory)
-        return _fail(error, EXIT_FAILED)
+        return _fail(_one_line(error), EXIT_FAILED)
     except BrokenPipeError:     # the reader left (``| head``): stop without a traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAILED

@@ -307,8 +307,7 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
         raise OptionError(f"deals must be an integer from 1 to {MAX_DEALS:,} (a longer match: "
                           f"several seeds, each naming its own deals), not {shown(deals)}")
     if processes is not None and not is_positive_int(processes):
-        raise OptionError(f"processes must be an integer from 1 to {sys.maxsize}, not "
-                          f"{shown(processes)}")
+        raise OptionError(f"processes must be a positive integer, not {shown(processes)}")
     check_budget(iterations, budget_ms)
     seed = seed_value(seed)
     # numpy's integers as Python ints, which the result's JSON can write

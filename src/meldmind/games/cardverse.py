@@ -20,7 +20,7 @@ from ..cards import format_card, mask_cards
 from ..variants import checked_options, int_range, is_bool, is_integer, is_json_integer, json_numbers
 from . import meld_action_of
 from .fields import OBS_FORMAT, OBS_VERSION, FieldReader, unknown_field
-from ..errors import MeldmindError, shown
+from ..errors import MeldmindError, json_type, shown
 from ..kernels import cardverse as KERNEL
 
 VARIANT = "cardverse"
@@ -222,9 +222,16 @@ def _read_hand_history(r: FieldReader, obs: np.ndarray, n: int) -> None:
     """``hand_history`` into ``obs``: per key, one card list per seat (``cards`` rejects a
     repeated card)."""
     history = r.get("hand_history")
-    if not isinstance(history, Mapping) or set(history) != set(_HISTORY_FIELDS):
-        raise _Reader.fail("'hand_history' must be an object with 'discarded', 'declined' and "
-                            "'taken', each a list of card lists, one per seat")
+    shape = ("'hand_history' must be an object with 'discarded', 'declined' and 'taken', each a "
+             "list of card lists, one per seat")
+    if not isinstance(history, Mapping):
+        raise _Reader.fail(f"{shape}, not {json_type(history)}")
+    unknown = unknown_field(history, frozenset(_HISTORY_FIELDS))
+    if unknown is not None:
+        raise _Reader.fail(f"'hand_history': {unknown}")
+    missing = [key for key in _HISTORY_FIELDS if key not in history]
+    if missing:
+        raise _Reader.fail(f"'hand_history.{missing[0]}' is missing: {shape}")
     for key, offset in _HISTORY_FIELDS.items():
         per_seat = history[key]
         if not isinstance(per_seat, list) or len(per_seat) != n:
