@@ -290,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _fail(error: Exception, code: int) -> int:
+def _fail(error: Exception | str, code: int) -> int:
     print(f"meldmind: error: {error}", file=sys.stderr)
     return code
 
