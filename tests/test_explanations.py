@@ -196,7 +196,7 @@ def _check_take_claim(variant, obs, text):
     best_after = min(own_deadwood(variant, hand - {d} | {top}, ace_high) for d in hand)
     if "not lower" in text:
         assert best_after >= now, text
-        assert f"deadwood of {now}." in text
+        assert f"deadwood of {now}, but " in text
         return "no lower"
     if "lower" in text or "drops" in text:
         assert best_after < now, (text, now, best_after)
@@ -211,7 +211,14 @@ def _check_take_claim(variant, obs, text):
     if completes:
         meld = completes.group(1).split()
         assert top in meld and set(meld) <= cards and _is_meld(variant, meld), text
+        assert not _is_meld(variant, [c for c in meld if c != top]), text
         return "completes"
+    extends = re.search(r"it extends ([^.]+)\.", text)
+    if extends:     # a meld of the hand that the card makes longer
+        meld = extends.group(1).split()
+        assert top not in meld and set(meld) <= hand and _is_meld(variant, meld), text
+        assert _is_meld(variant, meld + [top]), text
+        return "extends"
     lays_off = re.search(r"you can lay it off on ([^.]+)\.", text)
     if lays_off:
         meld = lays_off.group(1).split()
@@ -225,15 +232,65 @@ def test_the_reviewers_takes_claim_no_lower_deadwood():
     cv = {"variant": "cardverse", "seat": 0, "hand": "AC 7C 8D 9D 7H 8S 9S".split(),
           "discard_pile": ["QS"]}
     text = explain("cardverse", cv, Move(1, "take discard"), None, ())
-    assert text == "Take the QS: it does not lower your deadwood of 49."
+    assert text == ("Take the QS: it does not lower your deadwood of 49, but this level prefers "
+                    "it to an unseen card.")
     assert _check_take_claim("cardverse", cv, text) == "no lower"
     # gin: 4C-7C and JD-KD meld, leaving 2C 9H 4S (15); JC melds with nothing, so any other
     # discard leaves more
     gin = {"variant": "gin", "seat": 0, "hand": "2C 4C 5C 6C 7C JD QD KD 9H 4S".split(),
            "upcard": "JC"}
     text = explain("gin", gin, Move(52, "draw upcard"), None, ())
-    assert text == "Take the JC: it does not lower your deadwood of 15."
+    assert text == ("Take the JC: it does not lower your deadwood of 15, but this level prefers "
+                    "it to an unseen card.")
     assert _check_take_claim("gin", gin, text) == "no lower"
+
+
+def test_a_take_that_lowers_no_deadwood_says_who_prefers_it():
+    """The search's preference, or neither by much; and with CardVerse's stock empty, what the
+    other draw would do: end the hand."""
+    gin = {"variant": "gin", "seat": 0, "hand": "2C 4C 5C 6C 7C JD QD KD 9H 4S".split(),
+           "upcard": "JC"}
+    take, stock = Move(52, "draw upcard"), Move(53, "draw stock")
+    ahead = (Alternative(take, 1.5, 64), Alternative(stock, 0.5, 64))
+    assert explain("gin", gin, take, 1.5, ahead).startswith(
+        "Take the JC: it does not lower your deadwood of 15, but the search prefers it to an "
+        "unseen card.")
+    level = (Alternative(stock, 1.5, 64), Alternative(take, 1.5, 64))
+    assert explain("gin", gin, take, 1.5, level).startswith(
+        "Take the JC: it does not lower your deadwood of 15, but an unseen card would do about "
+        "as well.")
+    cv = {"variant": "cardverse", "seat": 0, "hand": "AC 7C 8D 9D 7H 8S 9S".split(),
+          "discard_pile": ["QS"], "stock_size": 0}
+    assert explain("cardverse", cv, Move(1, "take discard"), None, ()) == (
+        "Take the QS: it does not lower your deadwood of 49, but the stock is empty, and "
+        "drawing from it would end the hand.")
+
+
+def test_a_card_that_lengthens_a_meld_already_made_extends_it():
+    """5C 5D 5H already meld: 5S does not complete them, it makes the group longer."""
+    gin = {"variant": "gin", "seat": 0, "phase": "draw", "upcard": "5S",
+           "hand": "5C 5D 5H 9C 9D JH QS 2D 3H KC".split()}
+    assert explain("gin", gin, Move(52, "draw upcard"), None, ()) == (
+        "Take the 5S: it extends 5C 5D 5H.")
+    assert explain("gin", gin, Move(53, "draw stock"), None, ()).startswith(
+        "Draw from the stock: 5S would extend 5C 5D 5H, but ")
+    gin["hand"] = "5C 5D 9C 9D JH QS 2D 3H KC 4S".split()
+    assert explain("gin", gin, Move(52, "draw upcard"), None, ()) == (
+        "Take the 5S: it completes 5C 5D 5S.")
+
+
+def test_a_discard_an_opponent_threw_back_is_not_named_as_one_it_took():
+    """Seat 1 took QD and threw it straight back; seat 0 then took it and laid QC QD QH. What
+    seat 1 took shows no interest in queens (the reviewer's three-player game, made small)."""
+    obs = {"variant": "cardverse", "seat": 0, "hand": ["QS", "4D", "7C"], "hand_sizes": [3, 5],
+           "table": [{"cards": ["QC", "QD", "QH"]}], "taken_from_discard": [[], []],
+           "hand_history": {"taken": [["QC", "QD", "QH"], ["QD"]],
+                            "discarded": [[], ["QD"]], "declined": [[], []]}}
+    thrown_back = explain("cardverse", obs, Move(52, "discard QS"), None, ())
+    assert "took QD" not in thrown_back and "lay it off on QC QD QH" in thrown_back
+    obs["hand_history"]["discarded"][1] = []        # seat 1 kept QD, and laid it
+    kept = explain("cardverse", obs, Move(52, "discard QS"), None, ())
+    assert "but your opponent took QD, which goes with it" in kept
 
 
 def _random_decisions(variant, rng, count, wanted):
@@ -291,14 +348,19 @@ def _check_decline_claim(variant, obs, text, searched):
         assert lays_off.group(2).split() in _table_melds_taking(variant, obs, top), text
         assert lays_off.group(3) == ("the search" if searched else "this level"), text
         return "lay off"
-    verb, meld, reason = re.search(r": \S+ would (complete|make) ([^,]+), but ([^.]*)\.",
+    verb, meld, reason = re.search(r": \S+ would (complete|make|extend) ([^,]+), but ([^.]*)\.",
                                    text).groups()
     meld = meld.split()
+    if verb == "extend":    # a meld of the hand that the card makes longer
+        assert top not in meld and set(meld) <= hand and _is_meld(variant, meld), text
+        meld = meld + [top]
     assert top in meld and set(meld) <= cards and _is_meld(variant, meld), text
+    assert (verb == "extend") == _is_meld(variant, [c for c in meld if c != top]) \
+        or verb == "make", text
     ace_high = _ace_high(obs)
     now = own_deadwood(variant, hand, ace_high)
     best_after = min(own_deadwood(variant, hand - {d} | {top}, ace_high) for d in hand)
-    kind = "completes" if verb == "complete" else "makes"
+    kind = {"complete": "completes", "make": "makes", "extend": "extends"}[verb]
     if reason.startswith("taking it would not lower"):
         assert best_after >= now and reason.endswith(f"deadwood of {now}"), text
         return kind, "no lower"
@@ -353,13 +415,15 @@ def _goes_with(variant, a, b):
 
 
 def _opponents_took(variant, obs):
-    """The discards the opponents took and kept: held, or (CardVerse) laid on the table since."""
-    seat = obs["seat"]
+    """The discards the opponents took and kept: held, or (CardVerse) laid on the table since,
+    unless the seat that took it threw it back (whoever laid it then)."""
+    seat, history = obs["seat"], obs.get("hand_history")
     if variant == "gin":
         return {c for s, cards in enumerate(obs["known_cards"]) if s != seat for c in cards}
     table = {c for meld in obs["table"] for c in meld["cards"]}
-    return {c for s, cards in enumerate(obs["hand_history"]["taken"]) if s != seat for c in cards
-            if c in obs["taken_from_discard"][s] or c in table}
+    return {c for s, cards in enumerate(history["taken"]) if s != seat for c in cards
+            if c in obs["taken_from_discard"][s]
+            or (c in table and c not in history["discarded"][s])}
 
 
 def _table_melds_taking(variant, obs, card):

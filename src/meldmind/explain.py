@@ -105,7 +105,7 @@ Taking a card claims a lower deadwood only when a discard after it leaves less:
 >>> cv = {"variant": "cardverse", "seat": 0, "hand": "AC 7C 8D 9D 7H 8S 9S".split(),
 ...       "discard_pile": ["QS"]}
 >>> explain("cardverse", cv, Move(1, "take discard"), None, ())
-'Take the QS: it does not lower your deadwood of 49.'
+'Take the QS: it does not lower your deadwood of 49, but this level prefers it to an unseen card.'
 >>> cv["discard_pile"] = ["2S"]
 >>> explain("cardverse", cv, Move(1, "take discard"), None, ())
 'Take the 2S: with 9D discarded, your deadwood drops from 49 to 42.'
@@ -153,7 +153,7 @@ nothing, else by the choice of the search (or of a level without search):
 'Draw from the stock: 7H would complete 7C 7D 7H, but an unseen card does about as well. The search expects +2.0 points for you, as much as draw upcard.'
 >>> up.update(upcard="9C", hand="2S 3S 4S 5S 6C 7C 8C 9D 9H 9S".split(), phase="first_upcard")
 >>> explain("gin", up, Move(54, "pass"), None, ())
-'Pass: 9C would complete 9C 9D 9H 9S, but taking it would not lower your deadwood of 0.'
+'Pass: 9C would extend 9D 9H 9S, but taking it would not lower your deadwood of 0.'
 """
 from __future__ import annotations
 
@@ -273,9 +273,13 @@ def _opponents_cards(variant: str, obs: Mapping[str, Any]) -> list[str]:
         known = [obs.get("known_cards") or []]
     else:
         table = {card for meld in obs.get("table") or [] for card in meld["cards"]}
-        taken = (obs.get("hand_history") or {}).get("taken") or []
+        history = obs.get("hand_history") or {}
+        taken, discarded = history.get("taken") or [], history.get("discarded") or []
+        thrown_back = [set(discarded[s]) if s < len(discarded) else set()
+                       for s in range(len(taken))]
         known = [obs.get("taken_from_discard") or [],
-                 [[c for c in cards if c in table] for cards in taken]]
+                 [[c for c in cards if c in table and c not in thrown_back[s]]
+                  for s, cards in enumerate(taken)]]
     cards = [c for seats in known for s, held in enumerate(seats) if s != seat for c in held]
     return list(dict.fromkeys(cards))
 
@@ -459,12 +463,22 @@ def _no_rediscard(variant: str, obs: Mapping[str, Any]) -> list[str]:
     return [] if taken is None or allowed_back else [taken]
 
 
-def _take_reason(variant: str, obs: Mapping[str, Any], top: str) -> str:
+def _joins(variant: str, meld: Sequence[str], card: str, would: bool = False) -> str:
+    """What ``card`` does to ``meld``, which holds it: completes it, or extends the meld the
+    other cards already make (a group's fourth card, a run's end)."""
+    rest = [c for c in meld if c != card]
+    complete = any(set(m.cards) == set(rest) for m in melds_in(variant, rest))
+    verb = ("would extend" if would else "extends") if complete else \
+        ("would complete" if would else "completes")
+    return f"{verb} {' '.join(rest if complete else meld)}"
+
+
+def _take_reason(variant: str, obs: Mapping[str, Any], top: str, prefers: str) -> str:
     hand = list(obs.get("hand", []))
     analysis = _analyze(variant, obs, hand + [top])
     melds = _melds_in_a_best_partition(variant, obs, hand + [top], top, analysis)
     if melds:
-        return f"it completes {' '.join(melds[0])}"
+        return f"it {_joins(variant, melds[0], top)}"
     table_meld = _table_meld_for(variant, obs, top)
     if table_meld:
         return f"you can lay it off on {table_meld}"
@@ -474,7 +488,7 @@ def _take_reason(variant: str, obs: Mapping[str, Any], top: str) -> str:
     now, discard, after = _deadwood_after_taking(variant, obs, hand, top)
     if after < now:
         return f"with {discard} discarded, your deadwood drops from {now} to {after}"
-    return f"it does not lower your deadwood of {now}"
+    return f"it does not lower your deadwood of {now}, but {prefers}"
 
 
 def _deadwood_after_discards(variant: str, obs: Mapping[str, Any], cards: Sequence[str],
@@ -506,21 +520,35 @@ def _deadwood_after_taking(variant: str, obs: Mapping[str, Any], hand: list[str]
     return now, discard, after[discard]
 
 
-def _unseen_card_preference(variant: str, obs: Mapping[str, Any], value: float | None,
-                            alternatives: Sequence[Any], move: Move) -> str:
-    """Who prefers an unseen card to the upcard: the level, the search, or neither by much (a
-    move the search ranks level with or below another: master's bluff, or expert's credit to
-    its heuristic), as the value sentence shows the values. A pass of gin's first upcard
-    draws no card: the non-dealer draws from the stock only if the dealer passes too, and the
-    dealer's pass gives the non-dealer that stock card (RULES.md §5), so it is a pass that the
-    level or the search prefers."""
-    first_upcard = move.text == "pass"
+# Who prefers a draw choice (the level, the search, or neither by much), per choice. A pass of
+# gin's first upcard draws no card: the non-dealer draws from the stock only if the dealer
+# passes too, and the dealer's pass gives the non-dealer that stock card (RULES.md §5).
+_PREFERENCES = {
+    "pass": ("this level prefers to pass", "passing does about as well",
+             "the search prefers to pass"),
+    "draw stock": ("this level prefers an unseen card", "an unseen card does about as well",
+                   "the search prefers an unseen card"),
+    "take": ("this level prefers it to an unseen card", "an unseen card would do about as well",
+             "the search prefers it to an unseen card"),
+}
+
+
+def _preference(variant: str, obs: Mapping[str, Any], value: float | None,
+                alternatives: Sequence[Any], move: Move) -> str:
+    """Who prefers ``move``, a draw choice, to the other: the level, the search, or neither by
+    much (a move the search ranks level with or below another: master's bluff, or expert's
+    credit to its heuristic), as the value sentence shows the values. A take from CardVerse's
+    discard pile when its stock is empty is preferred for what a draw would do: end the hand."""
+    choice = move.text if move.text in _PREFERENCES else "take"
+    if choice == "take" and variant == "cardverse" and obs.get("stock_size") == 0:
+        return "the stock is empty, and drawing from it would end the hand"
+    by_level, close, by_search = _PREFERENCES[choice]
     if value is None:
-        return "this level prefers to pass" if first_upcard else "this level prefers an unseen card"
+        return by_level
     others = [a for a in alternatives if a.move.id != move.id]
     if others and _shown_gap(variant, obs, value, others[0]) <= 0:
-        return "passing does about as well" if first_upcard else "an unseen card does about as well"
-    return "the search prefers to pass" if first_upcard else "the search prefers an unseen card"
+        return close
+    return by_search
 
 
 def _decline_reason(variant: str, obs: Mapping[str, Any], prefers: str) -> str:
@@ -531,7 +559,7 @@ def _decline_reason(variant: str, obs: Mapping[str, Any], prefers: str) -> str:
     melds = _melds_in_a_best_partition(variant, obs, hand + [top], top,
                                        _analyze(variant, obs, hand + [top]))
     if melds:
-        completes = f"{top} would complete {' '.join(melds[0])}"
+        completes = f"{top} {_joins(variant, melds[0], top, would=True)}"
     else:
         three = _meld_of_three(variant, hand, top)
         if three is None:
@@ -732,7 +760,8 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
             reason = (f"it is the {_ordinal(limit + _took_first_upcard(obs))} upcard taken, "
                       f"which ends the hand as a draw: no one scores")
         else:
-            reason = _take_reason(variant, obs, top)
+            reason = _take_reason(variant, obs, top, _preference(
+                variant, obs, value, alternatives, move))
     elif text == "draw stock":
         head = "Draw from the stock"
         if variant == "cardverse" and obs.get("stock_size") == 0:
@@ -741,10 +770,10 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
                 obs.get("passed_first_upcard") == [True, True]:
             reason = "both players passed the first upcard, so you draw from the stock"
         else:
-            reason = _decline_reason(variant, obs, _unseen_card_preference(
+            reason = _decline_reason(variant, obs, _preference(
                 variant, obs, value, alternatives, move))
     elif text == "pass":
-        head, reason = "Pass", _gin_pass_reason(obs, _unseen_card_preference(
+        head, reason = "Pass", _gin_pass_reason(obs, _preference(
             variant, obs, value, alternatives, move), array)
     elif text == "knock":
         hand = list(obs.get("hand", []))
