@@ -45,12 +45,12 @@ one meld / lay off one card / discard one card) is applied and the hand is playe
 end, every seat (the searching one included, which completes its turn) playing the normal
 heuristic from its own observation of the determinized state. All moves of one determinization
 share the same sampled world (common random numbers). The return of a
-hand for the observing seat is ``(gain + WIN_BONUS_POINTS) / target`` for the hand winner and
-``-(gain + WIN_BONUS_POINTS) / (target (N - 1))`` for the others (``gain`` = the points the
+hand for the observing seat is ``gain / target`` for the hand winner and
+``-gain / (target (N - 1))`` for the others (``gain`` = the points the
 winner scores: the sum of the other hands), replaced by the game's own returns (+1 / -1/(N-1))
-when the hand ends the game: that is ``values / visits``. ``WIN_BONUS_POINTS`` is 0: a bonus of
-25 won more first hands but, holding cards to win hands, lost more points when losing, and lost
-full games. The memory of every open pickup and discard is the observation itself
+when the hand ends the game: that is ``values / visits``. No bonus is added for winning the
+hand: one of 25 points won more first hands but, holding cards to win hands, lost more points
+when losing, and lost full games. The memory of every open pickup and discard is the observation itself
 (``determinize`` keeps the cards each opponent is known to hold and never deals a dead card);
 the end game needs nothing special: a playout that draws from the empty stock ends the hand and
 the rules kernel scores it, the lowest hand value winning, so near the end of the stock the
@@ -90,13 +90,12 @@ from .bits import lowest_bit, popcount
 from .calls import unowned
 from .jit import njit
 from .levels import BEGINNER, EASY, EXPERT, MASTER
-from .rng import as_u64, below, mix64, seed_slot, uniform_by_category
+from .rng import GOLDEN, PLASTIC, as_u64, below, mix64, seed_slot, uniform_by_category
 
 # --- tuning constants ---------------------------------------------------------------------
 EXPERT_ITERATIONS = 400         # determinizations per decision at the default budget
 MASTER_ITERATIONS = 1000
 MODEL_CANDIDATES = 16           # master: determinize() candidates per resampled determinization
-WIN_BONUS_POINTS = 0            # hand return: (gain + this) / target for the hand winner
 PRIOR_POINTS = 1.0              # credit of the playout policy's own move in pick (points)
 CREDIT_TARGET = 100             # pick: a point is worth 1 / max(target, this) of a game
 HOLD_UNTIL = 2                  # _holder lays its melds once an opponent has this few cards
@@ -116,15 +115,13 @@ NUM_CATEGORIES = 5
 
 
 def _tables():
-    # built at import, with the kernel's position_card_py
+    # built at import, with the kernel's Python card_position_py and position_card_py
     rank_mask = np.zeros(13, dtype=np.int64)
     for r in range(13):
         for s in range(4):
             rank_mask[r] |= 1 << (s * 13 + r)
 
-    def pos(c):
-        return (c % 13 + 12) % 13
-
+    pos = K.card_position_py
     comp = np.zeros((52, 52), dtype=np.int64)
     for a in range(52):
         for b in range(52):
@@ -176,31 +173,10 @@ def _completes_meld(c, hand):
     if popcount(RANK_MASK[c % 13] & hand & ~(1 << c)) >= 2:
         return True
     s = c // 13
-    p = (c % 13 + 12) % 13
+    p = K.card_position(c)
     q = K.positions(hand, s) | (1 << p)
     r3 = q & (q >> 1) & (q >> 2)
     return (r3 & ((7 << p) >> 2)) != 0
-
-
-@njit(cache=True)
-def _meld_extensions(mask, kind):
-    """Cards that extend one table meld by one card."""
-    if kind == K.KIND_GROUP:
-        if popcount(mask) >= 4:
-            return 0
-        return RANK_MASK[lowest_bit(mask) % 13] & ~mask
-    s = lowest_bit(mask) // 13
-    q = K.positions(mask, s)
-    lo = lowest_bit(q)
-    hi = lo
-    while hi < 12 and (q >> (hi + 1)) & 1:
-        hi += 1
-    out = 0
-    if lo > 0:
-        out |= 1 << K.position_card(s, lo - 1)
-    if hi < 12:
-        out |= 1 << K.position_card(s, hi + 1)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,7 +196,9 @@ def _layable(obs):
     """Every card that can be laid off on some table meld now."""
     m = 0
     for t in range(obs[K.O_TABLE_N]):
-        m |= _meld_extensions(obs[K.O_TABLE_MASK + t], obs[K.O_TABLE_KIND + t])
+        mask = obs[K.O_TABLE_MASK + t]
+        low, high = K.layoff_ends(mask, obs[K.O_TABLE_KIND + t], K.FULL_DECK & ~mask)
+        m |= low | high
     return m
 
 
@@ -394,7 +372,7 @@ def _meld_leaving_a_discard(legal, n, hand):
 
 
 @njit(cache=True)
-def _take_melds(obs, top, hand, ace_high):
+def _top_is_usable(obs, top, hand, ace_high):
     """The discard top can be melded (best partition of hand + top) or laid off."""
     if (_layable(obs) >> top) & 1:
         return True
@@ -408,7 +386,7 @@ def _easy(obs, legal, n):
     if obs[K.O_PHASE] == K.PHASE_DRAW:
         if sorted_contains(legal, n, K.TAKE_DISCARD):
             top = obs[K.O_DISCARD + obs[K.O_DISCARD_N] - 1]
-            if _take_melds(obs, top, hand, ace_high):
+            if _top_is_usable(obs, top, hand, ace_high):
                 return K.TAKE_DISCARD
         return K.DRAW_STOCK
     a = _best_partition_meld(legal, n, hand, ace_high, 0, False)
@@ -485,7 +463,7 @@ def _normal(obs, legal, n):
     if obs[K.O_PHASE] == K.PHASE_DRAW:
         if sorted_contains(legal, n, K.TAKE_DISCARD):
             top = obs[K.O_DISCARD + obs[K.O_DISCARD_N] - 1]
-            if _take_melds(obs, top, hand, ace_high):
+            if _top_is_usable(obs, top, hand, ace_high):
                 return K.TAKE_DISCARD
             left = _leftover(hand, ace_high)
             inside, _ = _partials(left, live)
@@ -535,8 +513,7 @@ def policy(obs, legal, n, level, rng):
 
 @njit(cache=True)
 def _seed_of(seed, k, salt):
-    z = as_u64(seed) ^ (as_u64(k) * np.uint64(0x9E3779B97F4A7C15)) \
-        ^ (as_u64(salt) * np.uint64(0xD1B54A32D192ED03))
+    z = as_u64(seed) ^ (as_u64(k) * GOLDEN) ^ (as_u64(salt) * PLASTIC)
     return np.int64(mix64(mix64(z)))
 
 
@@ -547,7 +524,7 @@ def _hand_return(state, seat):
     w = state[K.S_LAST_WINNER]
     if state[K.S_PHASE] == K.PHASE_GAME_OVER:
         return 1.0 if w == seat else -1.0 / (n - 1)
-    g = (K.hand_gain(state) + WIN_BONUS_POINTS) / state[K.S_TARGET_SCORE]
+    g = K.hand_gain(state) / state[K.S_TARGET_SCORE]
     return g if w == seat else -g / (n - 1)
 
 

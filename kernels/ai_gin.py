@@ -99,8 +99,8 @@ master (``search`` + ``pick``, RULES.md §6)
        determinization ``k`` seeded from ``mix(mix(seed, k), j)``), candidate kept with
        probability ``w(H)`` of its opponent hand ``H``, else the highest-weight candidate:
        ``w`` multiplies ``EPS_LAST`` if the card the opponent last discarded or declined would
-       be melded in the best partition of ``H`` plus it; ``EPS_CHOICE`` if it was a discard and
-       normal's discard from ``H`` plus it is another card; ``EPS_LAST`` again if the upcard it
+       be melded in the best partition of ``H`` plus it, else ``EPS_CHOICE`` if it was a
+       discard and normal's discard from ``H`` plus it is another card; ``EPS_LAST`` again if the upcard it
        declined in that turn would be melded with ``H``; ``f(age) = 1 - (1 - ALPHA) * GAMMA **
        age`` for every card it discarded or declined (age 0 the newest) that makes a meld with
        ``H``; and ``BETA`` per known card of the opponent in no meld of ``H`` (normal takes an
@@ -138,7 +138,7 @@ from .bridge import leftover as _bridge_leftover
 from .calls import unowned
 from .jit import njit
 from .levels import BEGINNER, EASY, EXPERT, MASTER, NORMAL
-from .rng import GOLDEN, as_u64, below, mix64, seed_slot, shuffle, uniform_by_category, unit
+from .rng import GOLDEN, PLASTIC, as_u64, below, mix64, seed_slot, shuffle, uniform_by_category, unit
 
 # ---- tuning constants (measured: see the module docstring) ----------------------------------------
 W_PARTIAL = 8            # normal: points a partial-meld card is worth keeping
@@ -196,7 +196,7 @@ MAX_LOWEST_CARD_MELDS = 7   # one_meld: 3 runs and 4 sets can hold a mask's lowe
 @njit(cache=True)
 def mix(a, b):
     """A seed derived from two integers (determinization ``b`` of search seed ``a``)."""
-    z = mix64(as_u64(a) + GOLDEN) ^ (as_u64(b) * np.uint64(0xD1B54A32D192ED03))
+    z = mix64(as_u64(a) + GOLDEN) ^ (as_u64(b) * PLASTIC)
     return np.int64(mix64(z + GOLDEN))
 
 
@@ -428,6 +428,29 @@ def _normal_discard(l11, avoid, live, opp_known):
     return best
 
 
+@njit(cache=True, inline="always")
+def _upcard_kept(h, prev_upcard):
+    """The bit of the upcard just taken while ``h`` still holds it, else 0: the discards avoid
+    it, for thrown straight back it undoes the take, and after the opponent did the same it
+    ends the hand as a draw (OpenSpiel's repeated move)."""
+    if prev_upcard >= 0 and (h & G.bit(prev_upcard)):
+        return G.bit(prev_upcard)
+    return 0
+
+
+@njit(cache=True)
+def _knocker_discard(h, l11, kc):
+    """The knocker's discard from its 11 cards ``h`` (deadwood ``l11``): the highest deadwood
+    card when that leaves at most ``kc``, which is exactly when it is legal (the 10 cards left
+    keep the best partition, and none does better), else the discard leaving least deadwood."""
+    if l11 != 0:
+        c = _top(l11)
+        if G.hand_value(l11) - VALUE[c] <= kc:
+            return c
+    c, _d = _min_dw_discard(h)
+    return c
+
+
 @njit(cache=True)
 def _easy_discard(l11, avoid):
     cand = l11 & ~avoid
@@ -556,9 +579,9 @@ def rollout(state, root, pol0, pol1, cache, pile, melds):
                 lo = _left(h)
                 cache[p] = lo
                 cache[2 + p] = G.hand_value(lo)
-            ok_ = state[G.S_KNOWN + 1 - p]
-            live = ALL & ~(h | pile | ok_ | G.bit(u))
-            take, l11 = _take(pol, h, cache[p], cache[2 + p], u, live, ok_)
+            opp_known = state[G.S_KNOWN + 1 - p]
+            live = ALL & ~(h | pile | opp_known | G.bit(u))
+            take, l11 = _take(pol, h, cache[p], cache[2 + p], u, live, opp_known)
             if take:
                 cache[4 + p] = l11
                 G.apply_action(state, G.DRAW_UPCARD)
@@ -573,10 +596,7 @@ def rollout(state, root, pol0, pol1, cache, pile, melds):
             if l11 < 0:
                 l11 = _left(h)
             cache[4 + p] = -1
-            avoid = 0
-            pu = state[G.S_PREV_UPCARD]
-            if pu >= 0 and (h & G.bit(pu)):
-                avoid = G.bit(pu)
+            avoid = _upcard_kept(h, state[G.S_PREV_UPCARD])
             if l11 == 0:
                 # 11 cards melded: knock (a meld of 4+ cards gives a discard keeping gin)
                 G.apply_action(state, G.KNOCK)
@@ -612,14 +632,7 @@ def rollout(state, root, pol0, pol1, cache, pile, melds):
                 if l11 < 0:
                     l11 = _left(h)
                 cache[4 + p] = -1
-                c = -1
-                if l11 != 0:
-                    c = _top(l11)
-                    if G.hand_value(l11) - VALUE[c] > kc:
-                        c = -1
-                if c < 0:
-                    c, _d = _min_dw_discard(h)
-                G.apply_action(state, c)
+                G.apply_action(state, _knocker_discard(h, l11, kc))
             else:
                 melded = h & ~_left(h)
                 while melded:
@@ -636,7 +649,7 @@ def rollout(state, root, pol0, pol1, cache, pile, melds):
                 G.apply_action(state, G.PASS)
             else:
                 return _knock_return(state, root, G.hand_value(_left(h)))
-        else:
+        else:   # the Deal phase, which no dealt state is in: a return on every path for numba
             return 0.0
 
 
@@ -712,10 +725,7 @@ def _heuristic(obs, legal, n, pol):
                 return G.KNOCK
         else:
             l11 = _left(h)
-        avoid = 0
-        pu = obs[G.O_PREV_UPCARD]
-        if pu >= 0 and (h & G.bit(pu)):
-            avoid = G.bit(pu)
+        avoid = _upcard_kept(h, obs[G.O_PREV_UPCARD])
         if l11 == 0:
             c, _d = _min_dw_discard(h)
             return c
@@ -727,13 +737,7 @@ def _heuristic(obs, legal, n, pol):
         return G.KNOCK if sorted_contains(legal, n, G.KNOCK) else G.PASS
     if phase == G.PH_KNOCK:
         if popcount(h) == G.HAND_SIZE + 1:
-            l11 = _left(h)
-            if l11 != 0:
-                c = _top(l11)
-                if sorted_contains(legal, n, c):
-                    return c
-            c, _d = _min_dw_discard(h)
-            return c
+            return _knocker_discard(h, _left(h), kc)
         mid = _meld_of_partition(h)
         if mid >= 0 and sorted_contains(legal, n, G.MELD_BASE + mid):
             return G.MELD_BASE + mid

@@ -219,9 +219,16 @@ def position_card(suit, position):
     return suit * 13 + (position + 1) % 13
 
 
-# position_card's Python function, for the tables built at import: calling the jitted one would
-# compile it then (with NUMBA_DISABLE_JIT it is that function already)
+@njit(cache=True, inline="always")
+def card_position(card):
+    """The run position of ``card`` (0 = 2 .. 12 = A): ``position_card``'s inverse."""
+    return (card % 13 + 12) % 13
+
+
+# the Python functions, for the tables built at import: calling the jitted ones would compile
+# them then (with NUMBA_DISABLE_JIT they are those functions already)
 position_card_py = getattr(position_card, "py_func", position_card)
+card_position_py = getattr(card_position, "py_func", card_position)
 
 
 def _catalog():
@@ -457,10 +464,10 @@ def returns(state, out):
 
 
 @njit(cache=True)
-def _layoff_targets(state, t, hand):
-    """Hand cards that extend table meld ``t``: (low end, high end) for a run, (group, 0)."""
-    mask = state[S_TABLE_MASK + t]
-    if state[S_TABLE_KIND + t] == KIND_GROUP:
+def layoff_ends(mask, kind, hand):
+    """Cards of ``hand`` that extend the table meld ``mask`` of ``kind`` by one card: (low end,
+    high end) for a run, (group, 0)."""
+    if kind == KIND_GROUP:
         return bridge.layoff_cards(VARIANT_ID, KIND_GROUP, mask, 0, 0, hand, 1, 0), 0
     low = bridge.layoff_cards(VARIANT_ID, KIND_RUN, mask, 0, 0, hand, 1, LOW_END)
     high = bridge.layoff_cards(VARIANT_ID, KIND_RUN, mask, 0, 0, hand, 1, HIGH_END)
@@ -535,7 +542,7 @@ def legal_actions(state, out):
     if size - 1 >= keep:
         for t in range(state[S_TABLE_N]):
             base = A_LAYOFF + t * NUM_CARDS * 3
-            first, second = _layoff_targets(state, t, hand)
+            first, second = layoff_ends(state[S_TABLE_MASK + t], state[S_TABLE_KIND + t], hand)
             if state[S_TABLE_KIND + t] == KIND_GROUP:
                 while first:
                     c = lowest_bit(first)
@@ -602,7 +609,7 @@ def illegal_reason(state, action):
         return R_NOT_IN_HAND
     if (state[S_TABLE_KIND + t] == KIND_GROUP) != (end == GROUP_END):
         return R_WRONG_PLACE
-    first, second = _layoff_targets(state, t, 1 << c)
+    first, second = layoff_ends(state[S_TABLE_MASK + t], state[S_TABLE_KIND + t], 1 << c)
     if not ((second if end == HIGH_END else first) >> c) & 1:
         return R_DOES_NOT_FIT
     if size - 1 < keep:

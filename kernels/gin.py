@@ -695,15 +695,15 @@ def illegal_reason(state, action):
     is_meld = action >= MELD_BASE
     if phase == PH_FIRST_UPCARD:
         if state[S_PASSED] and state[S_PASSED + 1]:
-            return 0 if action == DRAW_STOCK else R_MUST_DRAW_STOCK
-        return 0 if action == DRAW_UPCARD or action == PASS else R_FIRST_UPCARD
+            return R_LEGAL if action == DRAW_STOCK else R_MUST_DRAW_STOCK
+        return R_LEGAL if action == DRAW_UPCARD or action == PASS else R_FIRST_UPCARD
     if phase == PH_DRAW:
-        return 0 if action == DRAW_UPCARD or action == DRAW_STOCK else R_MUST_DRAW
+        return R_LEGAL if action == DRAW_UPCARD or action == DRAW_STOCK else R_MUST_DRAW
     if phase == PH_DISCARD:
         if is_card:
-            return 0 if h & bit(action) else R_NOT_IN_HAND
+            return R_LEGAL if h & bit(action) else R_NOT_IN_HAND
         if action == KNOCK:
-            return 0 if can_knock_with(h, kc) else R_KNOCK_DEADWOOD
+            return R_LEGAL if can_knock_with(h, kc) else R_KNOCK_DEADWOOD
         return R_MUST_DISCARD
     if phase == PH_KNOCK:
         if popcount(h) == HAND_SIZE + 1:
@@ -711,39 +711,39 @@ def illegal_reason(state, action):
                 return R_KNOCKER_DISCARD_FIRST
             if not h & bit(action):
                 return R_NOT_IN_HAND
-            return 0 if exact_deadwood(h ^ bit(action)) <= kc else R_KNOCK_DISCARD
+            return R_LEGAL if exact_deadwood(h ^ bit(action)) <= kc else R_KNOCK_DISCARD
         if is_meld:
             mm = MELD_MASK[action - MELD_BASE]
             if (h & mm) != mm:
                 return R_MELD_NOT_IN_HAND
-            return 0 if exact_deadwood(h ^ mm) <= kc else R_MELD_DEADWOOD
+            return R_LEGAL if exact_deadwood(h ^ mm) <= kc else R_MELD_DEADWOOD
         if action == PASS:
-            return 0 if hand_value(h) <= kc else R_KNOCKER_PASS
+            return R_LEGAL if hand_value(h) <= kc else R_KNOCKER_PASS
         if is_card:
             return R_KNOCKER_DISCARDED
         return R_NOT_NOW
     if phase == PH_LAYOFF:
         if action == PASS:
-            return 0
+            return R_LEGAL
         if not state[S_FINISHED_LAYOFFS]:
             if is_card:
                 if not h & bit(action):
                     return R_NOT_IN_HAND
-                return 0 if layoff_targets(state) & bit(action) else R_LAYOFF_NO_FIT
+                return R_LEGAL if layoff_targets(state) & bit(action) else R_LAYOFF_NO_FIT
             if is_meld:
                 return R_LAYOFF_BEFORE_MELDS
             return R_NOT_NOW
         if is_meld:
             mm = MELD_MASK[action - MELD_BASE]
-            return 0 if (h & mm) == mm else R_MELD_NOT_IN_HAND
+            return R_LEGAL if (h & mm) == mm else R_MELD_NOT_IN_HAND
         if is_card:
             return R_LAYOFFS_OVER
         return R_NOT_NOW
     # PH_WALL
     if action == PASS:
-        return 0
+        return R_LEGAL
     if action == KNOCK:
-        return 0 if can_knock_with(h | bit(state[S_UPCARD]), kc) else R_KNOCK_DEADWOOD
+        return R_LEGAL if can_knock_with(h | bit(state[S_UPCARD]), kc) else R_KNOCK_DEADWOOD
     return R_WALL
 
 

@@ -7,6 +7,7 @@ import numpy as np
 from .jit import njit
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)   # 2**64 / the golden ratio: splitmix64's increment
+PLASTIC = np.uint64(0xD1B54A32D192ED03)  # 2**64 / the plastic number: an odd multiplier unlike it
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 

@@ -246,8 +246,7 @@ def _candidate_subsets(parsed):
     return sorted(out)
 
 
-def _enumerate_melds(variant, parsed, jokers, ace_high, max_jokers_per_series,
-                     with_opening_value=False):
+def _enumerate_melds(variant, parsed, jokers, max_jokers_per_series, with_opening_value=False):
     """List of (natural index tuple, jokers used, opening value or None)."""
     melds = []
     for sub in _candidate_subsets(parsed):
@@ -284,56 +283,30 @@ def _by_lowest_index(n, melds):
 # Exhaustive partition search
 # ---------------------------------------------------------------------------
 
-def _min_partition(n, card_cost, joker_cost, jokers, table):
-    """Minimum total cost of unmelded cards over all partitions."""
+def _best_partition(n, jokers, table, card_left, joker_left, meld_score):
+    """The highest score over all sets of disjoint melds of the hand: each card left out scores
+    ``card_left[i]``, ``j`` jokers left out score ``joker_left * j``, and a meld of ``table``
+    scores ``meld_score`` times its value."""
     memo: dict[int, int] = {}
     stride = jokers + 1
 
     def f(mask: int, j: int) -> int:
         if mask == 0:
-            return j * joker_cost  # remaining jokers are unmelded
+            return j * joker_left
         key = mask * stride + j
         r = memo.get(key)
         if r is not None:
             return r
         low = mask & -mask
         i = low.bit_length() - 1
-        best = card_cost[i] + f(mask ^ low, j)       # card i unmelded
-        for m, k, _ in table[i]:                        # card i in meld m
+        best = card_left[i] + f(mask ^ low, j)          # card i left out
+        for m, k, val in table[i]:                      # card i in meld m
             if k <= j and m & mask == m:
-                v = f(mask ^ m, j - k)
-                if v < best:
-                    best = v
+                best = max(best, meld_score * val + f(mask ^ m, j - k))
         memo[key] = best
         return best
 
     return f((1 << n) - 1, jokers)
-
-
-def _max_opening(n, jokers, table):
-    """Maximum total meld value over all sets of disjoint melds."""
-    memo: dict[int, int] = {}
-    stride = jokers + 1
-
-    def g(mask: int, j: int) -> int:
-        if mask == 0:
-            return 0
-        key = mask * stride + j
-        r = memo.get(key)
-        if r is not None:
-            return r
-        low = mask & -mask
-        i = low.bit_length() - 1
-        best = g(mask ^ low, j)                          # card i not laid
-        for m, k, val in table[i]:
-            if k <= j and m & mask == m:
-                v = val + g(mask ^ m, j - k)
-                if v > best:
-                    best = v
-        memo[key] = best
-        return best
-
-    return g((1 << n) - 1, jokers)
 
 
 # ---------------------------------------------------------------------------
@@ -350,8 +323,7 @@ def oracle_analyze(variant: str, cards: list[str], *, ace_high: bool = False,
     """
     nat_str, parsed, jokers = _split_hand(variant, cards)
     n = len(parsed)
-    melds = _enumerate_melds(variant, parsed, jokers, ace_high,
-                             max_jokers_per_series)
+    melds = _enumerate_melds(variant, parsed, jokers, max_jokers_per_series)
     table = _by_lowest_index(n, melds)
     if variant == "kirolo":
         card_cost = [1 * _K + v for _, v in parsed]  # (count, value)
@@ -359,7 +331,8 @@ def oracle_analyze(variant: str, cards: list[str], *, ace_high: bool = False,
     else:
         card_cost = [_deadwood_value(variant, r, ace_high) * _K + 1 for r, _ in parsed]
         joker_cost = 20 * _K + 1  # only rami has jokers
-    total = _min_partition(n, card_cost, joker_cost, jokers, table)
+    # the least cost of the cards left out is the best score when each costs its negative
+    total = -_best_partition(n, jokers, table, [-cost for cost in card_cost], -joker_cost, 0)
     a, b = divmod(total, _K)
     return a, b
 
@@ -368,10 +341,9 @@ def oracle_rami_opening(cards: list[str]) -> int:
     """Largest total §2.1 meld value of disjoint valid rami melds (0 if none)."""
     nat_str, parsed, jokers = _split_hand("rami", cards)
     n = len(parsed)
-    melds = _enumerate_melds("rami", parsed, jokers, False, 1,
-                             with_opening_value=True)
+    melds = _enumerate_melds("rami", parsed, jokers, 1, with_opening_value=True)
     table = _by_lowest_index(n, melds)
-    return _max_opening(n, jokers, table)
+    return _best_partition(n, jokers, table, [0] * n, 0, 1)
 
 
 # ---------------------------------------------------------------------------

@@ -30,9 +30,9 @@ def params(**options):
     return CV.make_params(options)
 
 
-def deal(hands, stock="", discard="", *, rest="stock", seed=0, **options):
+def deal(hands, stock="", discard="", *, seed=0, **options):
     """A hand-1 state: ``hands`` one string per seat, ``stock`` top first, ``discard`` bottom ..
-    top; every card not named goes to the bottom of the stock (``rest="stock"``)."""
+    top; every card not named goes to the bottom of the stock."""
     p = params(num_players=len(hands), **options)
     named = set()
     hand_masks = []

@@ -125,7 +125,7 @@ def meld_possible(variant, cards, max_jokers=1):
     return std_meld_possible(variant, naturals, jokers)
 
 
-def check_meld(variant, meld, max_jokers=1, ace_high=False):
+def check_meld(variant, meld, max_jokers=1):
     """Validate one Meld of the analysis, its kind, the order of a run and each joker's card.
     Returns the meld's Rami FR opening value (§2.1) when ``variant`` is rami."""
     cards = list(meld.cards)
@@ -241,7 +241,7 @@ def check_analysis(variant, hand, options):
     # every meld valid; Rami opening value of the partition
     partition_value = 0
     for meld in a.melds:
-        value = check_meld(variant, meld, max_jokers, ace_high)
+        value = check_meld(variant, meld, max_jokers)
         partition_value += value or 0
 
     # the deadwood

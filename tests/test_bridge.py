@@ -81,7 +81,7 @@ def test_kernel_loads_from_numba_cache_in_a_new_process(tmp_path):
     assert runs[1] == ["5", "1", "[]\n"]          # loaded from the cache, no warning
 
 
-def test_disable_jit_runs_the_kernels_as_python(tmp_path):
+def test_disable_jit_runs_the_kernels_as_python():
     code = ("from meldmind.kernels import bridge; import numba;"
             "print(numba.config.DISABLE_JIT, bridge.deadwood(0, (7 << 39) | (1 << 4), 0) >> 8)")
     out = printed_without_jit(code)

@@ -86,8 +86,8 @@ def test_masters_self_model_discards_from_outside_the_melds_it_keeps():
 # ---------------------------------------------------------------------------------------------
 
 def test_a_hand_return_shares_the_winners_gain_among_the_losers():
-    """ai_cardverse docstring: the return of a hand is "(gain + WIN_BONUS_POINTS) / target for
-    the hand winner and -(gain + WIN_BONUS_POINTS) / (target (N - 1)) for the others". Three
+    """ai_cardverse docstring: the return of a hand is "gain / target for the hand winner and
+    -gain / (target (N - 1)) for the others". Three
     seats: seat 0 draws 4S and goes out with 4D 4H 4S; seat 1 holds 2C 9D KS (21) and seat 2
     5H 7C (12), so the gain is 33 of the target 100 and each loser bears half of it."""
     state = build(["4D 4H", "2C 9D KS", "5H 7C"], stock="4S")
