@@ -44,18 +44,18 @@ seeded from ``(seed, k)`` alone. On it every legal atomic move (draw stock / tak
 one meld / lay off one card / discard one card) is applied and the hand is played out to its
 end, every seat (the searching one included, which completes its turn) playing the normal
 heuristic from its own observation of the determinized state. All moves of one determinization
-share the same sampled world (common random numbers). The return of a
-hand for the observing seat is ``gain / target`` for the hand winner and
-``-gain / (target (N - 1))`` for the others (``gain`` = the points the
-winner scores: the sum of the other hands), replaced by the game's own returns (+1 / -1/(N-1))
-when the hand ends the game: that is ``values / visits``. No bonus is added for winning the
-hand: one of 25 points won more first hands but, holding cards to win hands, lost more points
-when losing, and lost full games. The memory of every open pickup and discard is the observation itself
-(``determinize`` keeps the cards each opponent is known to hold and never deals a dead card);
-the end game needs nothing special: a playout that draws from the empty stock ends the hand and
-the rules kernel scores it, the lowest hand value winning, so near the end of the stock the
-search weighs raw hand values. ``pick`` plays the best mean; the rollout heuristic's own move
-gets ``PRIOR_POINTS`` of credit, each point counted as at a target of ``CREDIT_TARGET`` or more.
+share the same sampled world (common random numbers). The return of a hand for the observing
+seat is ``gain / target`` for the hand winner and ``-gain / (target (N - 1))`` for the others
+(``gain`` = the points the winner scores: the sum of the other hands), replaced by the game's
+own returns (+1 / -1/(N-1)) when the hand ends the game: that is ``values / visits``. No bonus
+is added for winning the hand: one of 25 points won more first hands but, holding cards to win
+hands, lost more points when losing, and lost full games. The memory of every open pickup and
+discard is the observation itself (``determinize`` keeps the cards each opponent is known to
+hold and never deals a dead card); the end game needs nothing special: a playout that draws
+from the empty stock ends the hand and the rules kernel scores it, the lowest hand value
+winning, so near the end of the stock the search weighs raw hand values. ``pick`` plays the
+best mean; the rollout heuristic's own move gets ``PRIOR_POINTS`` of credit, each point counted
+as at a target of ``CREDIT_TARGET`` or more.
 
 Master adds (RULES.md §6):
 

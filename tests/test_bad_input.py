@@ -324,15 +324,20 @@ def test_a_none_key_is_an_unknown_field_like_any_other():
         Game.from_json({**_game_record(), None: "x"})
 
 
-def test_a_game_records_integer_options_may_be_written_as_json_writes_them():
+def test_a_game_records_integer_options_may_be_written_as_json_writes_them(capsys):
     record = json.loads(new_game("cardverse", seed=1, options={"target_score": 50}).to_json())
     record["options"]["target_score"] = 50.0
     assert Game.from_json(json.dumps(record)).options["target_score"] == 50
     assert main(["arena", "cardverse", "easy", "beginner", "--deals", "1", "--processes", "1",
                  "--options", '{"target_score": 5.0}', "--json"]) == 0
-    assert main(["analyze", "rami", "5H 6H 7H", "--options", '{"opening_threshold": 40.0}',
-                 "--json"]) == 0    # the CLI's every --options is JSON
-    assert main(["analyze", "rami", "5H 6H 7H", "--options",
+    # the CLI's every --options is JSON: 49 opening points open at 40.0, not at the default 50
+    opening_49 = "5H 6H JK1 QS KS AS 2C"
+    for threshold, can in (("40.0", True), (None, False)):
+        flags = ["--options", f'{{"opening_threshold": {threshold}}}'] if threshold else []
+        capsys.readouterr()
+        assert main(["analyze", "rami", opening_49, *flags, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)[0]["can_open"] is can
+    assert main(["analyze", "rami", opening_49, "--options",
                  '{"opening_threshold": 40.5}']) == 2
     record["options"]["target_score"] = 50.5
     with pytest.raises(OptionError, match="target_score"):
