@@ -293,6 +293,28 @@ def test_a_discard_an_opponent_threw_back_is_not_named_as_one_it_took():
     assert "but your opponent took QD, which goes with it" in kept
 
 
+def test_a_card_whose_only_meld_no_best_partition_uses_is_not_said_to_fit_none():
+    """4S 5S 6S is a meld, but the fours and sixes do better as groups: 5S melds only there."""
+    hand = "4S 4C 4D 6S 6C 6D 5S 9H KD 2C 3H".split()
+    gin = {"variant": "gin", "seat": 0, "phase": "discard", "hand": hand}
+    text = explain("gin", gin, Move(5, "discard 5S"), None, ())
+    assert text.startswith("Discard 5S: it melds only in 4S 5S 6S, which leaves more deadwood "
+                           "than the melds you keep, and ")
+    assert own_deadwood("gin", frozenset(hand) - {"4S", "5S", "6S"}, False) > \
+        own_deadwood("gin", frozenset(hand), False)
+
+
+def test_a_cardverse_lay_off_that_breaks_a_meld_of_the_hand_is_not_called_free():
+    obs = {"variant": "cardverse", "seat": 0, "hand": "5H 6H 7H KC 2D".split(),
+           "table": [{"cards": ["8H", "9H", "10H"]}], "hand_sizes": [5, 5]}
+    assert explain("cardverse", obs, Move(0, "lay off 7H on meld 0"), None, ()) == (
+        "Lay off 7H: it goes onto a table meld but breaks one of yours: your deadwood goes from "
+        "12 to 23.")
+    obs["hand"] = "5C 6D 7H KC 2D".split()
+    assert explain("cardverse", obs, Move(0, "lay off 7H on meld 0"), None, ()) == (
+        "Lay off 7H: it leaves your hand for free on a table meld.")
+
+
 def _random_decisions(variant, rng, count, wanted):
     """``count`` (observation, move) pairs from random positions of random games drawn from
     ``rng``, where ``wanted(observation, move)`` picks the move. CardVerse games count aces 11
@@ -498,6 +520,8 @@ def _check_discard_claim(variant, obs, text):
     as_low = re.search(r": it melds in ([^,]+), but your deadwood is as low without that meld[,.]",
                        text)
     partial = re.search(r": it only makes a partial meld, with ([^,.]+)[,.]", text)
+    melds_only = re.search(r": it melds only in ([^,]+), which leaves more deadwood than the "
+                           r"melds you keep[,.]", text)
     if breaks or worse:
         claim = breaks or worse
         # no meld is lost when the other cards leave the same deadwood without the card
@@ -529,8 +553,16 @@ def _check_discard_claim(variant, obs, text):
             assert any(_is_meld(variant, (card, partner, third)) for third in ALL_CARDS
                        if third not in dead | {card, partner}), text
         kinds.add("partial")
+    elif melds_only:
+        meld = melds_only.group(1).split()
+        assert card in meld and set(meld) <= hand and _is_meld(variant, meld), text
+        assert not best_melds and own_deadwood(variant, hand - set(meld), ace_high) > now, text
+        kinds.add("melds only")
     else:
-        assert ": it fits none of your melds" in text and not best_melds, text
+        assert ": it fits none of your melds" in text, text
+        # no meld at all holds the card, in a best partition or not
+        assert not any(_is_meld(variant, (card, *two))
+                       for two in _subsets(sorted(hand - {card}), 2)), text
         kinds.add("fits none")
     lays_off = re.search(r"\. You could also lay it off on ([A-Z0-9 ]+)(, as (your|an) opponent "
                          r"could if it took it)?\.$", text)

@@ -383,6 +383,17 @@ def _table_meld_for(variant: str, obs: Mapping[str, Any], card: str) -> str | No
     return " ".join(table[fits[0].meld]) if fits else None
 
 
+def _cardverse_layoff_reason(obs: Mapping[str, Any], card: str) -> str:
+    """A lay-off is free when some best partition leaves the card out; else it breaks a meld."""
+    hand = list(obs.get("hand", []))
+    now = _analyze("cardverse", obs, hand).deadwood_points
+    after = _analyze("cardverse", obs, [c for c in hand if c != card]).deadwood_points
+    if after + _analyze("cardverse", obs, [card]).deadwood_points == now:
+        return "it leaves your hand for free on a table meld"
+    return (f"it goes onto a table meld but breaks one of yours: your deadwood goes from {now} "
+            f"to {after}")
+
+
 def _knock_discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
     """A gin knocker's discard: only the deadwood it leaves to show matters now."""
     after = _deadwood_after_discards(variant, obs, list(obs.get("hand", [])), [])
@@ -422,6 +433,10 @@ def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
                      f"{best} would leave {after[best]}")
     elif partners:
         first = f"it only makes a partial meld, with {' '.join(partners)}"
+    elif three := _meld_of_three(variant, [c for c in hand if c != card], card):
+        # a meld no best partition uses: the cards it needs do better in other melds
+        first = (f"it melds only in {' '.join(three)}, which leaves more deadwood than the "
+                 f"melds you keep")
     else:
         first = "it fits none of your melds"
     who = _opponent_word(obs)
@@ -791,7 +806,7 @@ def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | Non
         reason = _hand_end(variant, obs, words[2:3]) or (
             _gin_layoff_reason(obs, words[2], array) if variant == "gin"
             else _goes_out_next(variant, obs, words[2:3])
-            or "it leaves your hand for free on a table meld")
+            or _cardverse_layoff_reason(obs, words[2]))
     else:
         head, reason = text[0].upper() + text[1:], "it is the best move the search found"
     return f"{head}: {reason}.{_value_sentence(variant, obs, value, alternatives, move)}"
