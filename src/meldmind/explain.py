@@ -274,11 +274,10 @@ def _opponents_cards(variant: str, obs: Mapping[str, Any]) -> list[str]:
     else:
         table = {card for meld in obs.get("table") or [] for card in meld["cards"]}
         history = obs.get("hand_history") or {}
-        taken, discarded = history.get("taken") or [], history.get("discarded") or []
-        thrown_back = [set(discarded[s]) if s < len(discarded) else set()
-                       for s in range(len(taken))]
+        taken = history.get("taken") or []
+        discarded = history.get("discarded") or [[] for _ in taken]
         known = [obs.get("taken_from_discard") or [],
-                 [[c for c in cards if c in table and c not in thrown_back[s]]
+                 [[c for c in cards if c in table and c not in discarded[s]]
                   for s, cards in enumerate(taken)]]
     cards = [c for seats in known for s, held in enumerate(seats) if s != seat for c in held]
     return list(dict.fromkeys(cards))
