@@ -606,9 +606,18 @@ def _check_discard_claim(variant, obs, text):
                     if _goes_with(variant, card, c)], text
         kinds.add("no interest")
     else:
-        thrown = re.search(r"threw away (\S+), so it is unlikely to want it\.$", text).group(1)
+        named = re.search(r"threw away (the )?(\S+)( you took)?, so it is unlikely to want it\.$",
+                          text)
+        thrown = named.group(2)
         assert not related_taken and thrown in _opponents_threw(variant, obs), text
         assert _goes_with(variant, card, thrown), text
+        # a card the seat holds is said to be the one it took, and named only when no other
+        # related card thrown away is out of the seat's hand
+        assert bool(named.group(1)) == bool(named.group(3)) == (thrown in hand), text
+        if thrown in hand:
+            assert all(c in hand for c in _opponents_threw(variant, obs) - {card}
+                       if _goes_with(variant, card, c)), text
+        kinds.add("threw, took back" if thrown in hand else "threw")
         kinds.add("threw")
     return kinds
 
@@ -631,7 +640,8 @@ def test_discard_explanations_over_random_positions():
     # a meld card that leaves the least deadwood is rare in random hands: see the story below
     for variant in kinds:
         assert kinds[variant] >= {"breaks, more", "no meld lost, more", "partial", "fits none",
-                                  "took", "threw", "no interest"}, (variant, kinds[variant])
+                                  "took", "threw", "threw, took back", "no interest"
+                                  }, (variant, kinds[variant])
     assert {"could lay off", "anyone could lay off"} <= kinds["cardverse"], kinds["cardverse"]
 
 

@@ -448,8 +448,9 @@ def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
             wanted.append(taken)
         elif cards:
             held.append((taken, cards))
-    thrown = [c for c in _opponents_discards(variant, obs)
-              if c != card and _related(variant, card, c)]
+    # a card the seat took back from the pile is named last, and as the one it took
+    thrown = sorted((c for c in _opponents_discards(variant, obs)
+                     if c != card and _related(variant, card, c)), key=lambda c: c in hand)
     table_meld = _table_meld_for(variant, obs, card)
     if wanted:
         reason = f"{first}, but {who} took {wanted[0]}, which goes with it"
@@ -462,7 +463,8 @@ def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
     elif takers:
         reason = f"{first}, and the {takers[0]} {who} took can no longer meld with it"
     elif thrown:
-        reason = f"{first}, and {who} threw away {thrown[0]}, so it is unlikely to want it"
+        named = f"the {thrown[0]} you took" if thrown[0] in hand else thrown[0]
+        reason = f"{first}, and {who} threw away {named}, so it is unlikely to want it"
     else:
         nobody = "your opponent has not" if who == "your opponent" else "no opponent has"
         reason = f"{first}, and {nobody} shown interest in {RANK_NAMES[_rank(card)]}"
