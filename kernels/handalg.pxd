@@ -10,8 +10,9 @@ cdef enum:
     KIND_GROUP = 0
     KIND_RUN = 1
     MAX_MELDS = 2048
+    MAX_JOKERS = 16
     MAX_PATH = 48   # melds in one partition: every meld holds 3+ cards, and the largest hand
-                    # (KIROLO's 120 element cards and 16 jokers) makes at most 45
+                    # (KIROLO's 120 element cards and MAX_JOKERS jokers) makes at most 45
 
 # Every meld formable from one hand, jokers included.
 ctypedef struct MeldList:

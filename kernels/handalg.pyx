@@ -614,7 +614,10 @@ MELD_DTYPE = np.dtype([("mask", np.uint64), ("joker_for", np.uint64), ("jokers",
                        ("kind", np.uint8), ("opening", np.int32)])
 
 
-cdef Hand _make_hand(uint64_t a1, uint64_t a2, int jokers):
+cdef Hand _make_hand(uint64_t a1, uint64_t a2, int jokers) except *:
+    # the search's fixed buffers (MAX_PATH) are sized for at most MAX_JOKERS jokers
+    if not 0 <= jokers <= MAX_JOKERS:
+        raise ValueError(f"a hand holds 0 to {MAX_JOKERS} jokers, not {jokers}")
     cdef Hand h
     h.a1 = a1
     h.a2 = a2 & a1
@@ -635,6 +638,8 @@ def melds_in_hand(int variant, uint64_t a1, uint64_t a2, int jokers, int max_jok
                   bint ace_high=False):
     """Every meld formable from the hand, as a MELD_DTYPE array."""
     cdef MeldList* ml = <MeldList*> PyMem_Malloc(sizeof(MeldList))
+    if ml == NULL:
+        raise MemoryError()
     try:
         if enumerate_melds(ml, variant, _make_hand(a1, a2, jokers), max_jokers_per_series,
                            ace_high) < 0:
@@ -648,9 +653,11 @@ def best_partition_of(int variant, uint64_t a1, uint64_t a2, int jokers,
                       int max_jokers_per_series=1, bint ace_high=False, bint opening=False):
     """(objective, melds) of the best partition: the melded key of the variant objective, or the
     Rami FR opening value when ``opening`` is set; melds as a MELD_DTYPE array."""
-    cdef MeldList* ml = <MeldList*> PyMem_Malloc(sizeof(MeldList))
-    cdef Partition part
     cdef Hand h = _make_hand(a1, a2, jokers)
+    cdef Partition part
+    cdef MeldList* ml = <MeldList*> PyMem_Malloc(sizeof(MeldList))
+    if ml == NULL:
+        raise MemoryError()
     try:
         if enumerate_melds(ml, variant, h, max_jokers_per_series, ace_high) < 0:
             raise HandTooDense(f"the hand forms more than {MAX_MELDS} melds")

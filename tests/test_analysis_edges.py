@@ -127,3 +127,19 @@ def test_kirolo_batch_accepts_a_hand_with_all_sixteen_jokers():
     batch = analyze_batch("kirolo", encode_hands("kirolo", [hand]),
                           options={"max_jokers_per_series": 2})
     assert batch.deadwood_count.tolist() == [14]
+
+
+# ---------------------------------------------------------------------------------------------
+# The kernel's own entry points refuse a joker count its fixed buffers are not sized for (mutant:
+# no check, when 45 jokers fill the 48-meld search path and more overrun it)
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("jokers", [-1, 17, 45])
+def test_kernel_entry_points_refuse_more_jokers_than_a_hand_holds(jokers):
+    from meldmind.kernels import handalg
+    kirolo = 3
+    for entry in (handalg.best_partition_of, handalg.melds_in_hand):
+        with pytest.raises(ValueError, match=f"0 to 16 jokers, not {jokers}"):
+            entry(kirolo, 1, 0, jokers)
+    # sixteen is the most a KIROLO hand holds, and the kernel takes it
+    assert handalg.best_partition_of(kirolo, 1, 0, 16)[1].size == 0
