@@ -38,21 +38,49 @@ FINGERPRINT = _fingerprint()
 _uncached_warned = False
 
 
-def _compile_uncached(function, options: dict, why: Exception):
-    """``function`` compiled without a cache, warning once per process: a read-only install
-    with no writable home leaves numba nowhere to write one, and refusing would stop every game."""
+def _warn_uncached(why: Exception) -> None:
+    """One warning per process that the kernels compile without a cache, and why."""
     global _uncached_warned
     if not _uncached_warned:
         _uncached_warned = True
-        warnings.warn(f"meldmind's kernels run without numba's cache ({why}), so each process "
-                      "compiles them again (tens of seconds); set NUMBA_CACHE_DIR to a writable "
-                      "directory", RuntimeWarning, stacklevel=3)
+        warnings.warn(f"meldmind's kernels could not use numba's cache ({why}), so they compile "
+                      "again (tens of seconds); if this repeats, set NUMBA_CACHE_DIR to a "
+                      "writable directory", RuntimeWarning, stacklevel=4)
+
+
+def _compile_uncached(function, options: dict, why: Exception):
+    """``function`` compiled without a cache: a read-only install with no writable home leaves
+    numba nowhere to write one, and refusing would stop every game."""
+    _warn_uncached(why)
     return numba.njit(**{**options, "cache": False})(function)
+
+
+def _tolerate_cache_faults(cache) -> None:
+    """A cache that fails on disk costs only a compilation. numba would raise from the call that
+    compiles: when it saves into a full or no longer writable directory, or loads a truncated
+    file (any unpickling error)."""
+    load, save = cache.load_overload, cache.save_overload
+
+    def load_or_compile(signature, target_context):
+        try:
+            return load(signature, target_context)
+        except Exception as error:      # noqa: BLE001 - None makes numba compile it afresh
+            _warn_uncached(error)
+            return None
+
+    def save_or_skip(signature, data):
+        try:
+            save(signature, data)
+        except OSError as error:
+            _warn_uncached(error)
+
+    cache.load_overload, cache.save_overload = load_or_compile, save_or_skip
 
 
 def njit(**options):
     """``numba.njit(**options)``; with ``cache=True``, the cache is also stamped with the
-    kernels' fingerprint, or left out (with a warning) when numba has nowhere to write it."""
+    kernels' fingerprint, its faults on disk cost a compilation instead of the call, and it is
+    left out (with a warning) when numba has nowhere to write it."""
     def compile_lazily(function):
         try:
             dispatcher = numba.njit(**options)(function)
@@ -62,8 +90,10 @@ def njit(**options):
             return _compile_uncached(function, options, error)
         # absent with NUMBA_DISABLE_JIT=1 (and should numba rename it: the test then fails, while
         # the package still runs)
-        index = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+        cache = getattr(dispatcher, "_cache", None)
+        index = getattr(cache, "_cache_file", None)
         if options.get("cache") and index is not None:
             index._source_stamp = (index._source_stamp, FINGERPRINT)
+            _tolerate_cache_faults(cache)
         return dispatcher
     return compile_lazily

@@ -371,3 +371,19 @@ def test_an_analyze_error_shows_the_analyze_usage(capsys):
     err = capsys.readouterr().err
     assert exited.value.code == 2
     assert err.startswith("usage: meldmind analyze") and "unrecognized arguments: AS" in err
+
+
+# -- a lone surrogate in the input (JSON may spell one) ----------------------------------------
+
+@pytest.mark.parametrize("make_error", [
+    lambda: meldmind.suggest('{"variant": "\\ud800"}'),
+    lambda: new_game("gin", options={"\ud800": 1}),
+    lambda: meldmind.analyze_hand("gin", "AS \ud800"),
+    lambda: new_game("gin", seed=1).play("discard \udcff"),
+])
+def test_an_error_that_quotes_a_lone_surrogate_can_be_written_as_utf8(make_error):
+    with pytest.raises(MeldmindError) as caught:
+        make_error()
+    message = str(caught.value)
+    # a log or an HTTP body takes it; the surrogate reads as JSON escapes it
+    assert re.search(r"\\ud800|\\udcff", message.encode("utf-8").decode("utf-8")), message

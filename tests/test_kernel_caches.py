@@ -74,5 +74,45 @@ def test_with_nowhere_to_write_a_cache_the_kernels_run_uncached_with_one_warning
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.split("\n")[0] == "['draw upcard', 'pass']"
     assert run.stderr.count("RuntimeWarning") == 1
-    assert "run without numba's cache (cannot cache function" in run.stderr
+    assert "could not use numba's cache (cannot cache function" in run.stderr
     assert "set NUMBA_CACHE_DIR to a writable directory" in run.stderr
+
+
+_LEGAL_MOVES = ("import meldmind\n"
+                "game = meldmind.new_game('gin', seed=1)\n"
+                "print([move.text for move in game.legal_moves()])\n")
+
+
+def _run_with_cache(cache_dir, code):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, "NUMBA_CACHE_DIR": str(cache_dir)})
+
+
+def _plays_with_one_warning(run, why):
+    assert run.stdout.split("\n")[0] == "['draw upcard', 'pass']"
+    assert run.stderr.count("RuntimeWarning") == 1
+    assert f"could not use numba's cache ({why}" in run.stderr
+
+
+def test_a_cache_that_cannot_be_written_costs_a_compilation_not_the_game(tmp_path):
+    """A full disk (or a cache directory no longer writable) when numba saves a compiled kernel,
+    simulated here: the game plays, with one warning, instead of an OSError from every call."""
+    full = ("import errno, numba.core.caching as caching\n"
+            "def disk_full(self, signature, data):\n"
+            "    raise OSError(errno.ENOSPC, 'No space left on device')\n"
+            "caching.Cache._save_overload = disk_full\n")
+    _plays_with_one_warning(_run_with_cache(tmp_path, full + _LEGAL_MOVES),
+                            "[Errno 28] No space left on device")
+    assert not list(tmp_path.rglob("*.nbc"))
+
+
+def test_a_truncated_cache_file_is_compiled_again(tmp_path):
+    _run_with_cache(tmp_path, _LEGAL_MOVES)
+    files = list(tmp_path.rglob("*.nbc"))
+    assert files
+    for path in files:
+        path.write_bytes(path.read_bytes()[:len(path.read_bytes()) // 2])
+    _plays_with_one_warning(_run_with_cache(tmp_path, _LEGAL_MOVES), "")
+    # and the cache written again serves the next process without a warning
+    again = _run_with_cache(tmp_path, _LEGAL_MOVES)
+    assert again.stdout.split("\n")[0] == "['draw upcard', 'pass']" and not again.stderr

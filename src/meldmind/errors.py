@@ -9,6 +9,12 @@ from typing import Any
 class MeldmindError(ValueError):
     """Base class of meldmind's input errors."""
 
+    def __init__(self, *args: object) -> None:
+        # a lone surrogate copied from the input (JSON may spell one, "\ud800") would make the
+        # message unwritable as UTF-8: a server's log or response would fail on it
+        super().__init__(*(arg.encode("utf-8", "backslashreplace").decode("utf-8")
+                           if isinstance(arg, str) else arg for arg in args))
+
 
 class CardError(MeldmindError):
     """A malformed card, a card foreign to the variant, or a duplicate beyond the deck."""
