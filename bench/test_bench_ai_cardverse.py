@@ -150,8 +150,9 @@ def test_decision_time_over_real_decisions(benchmark, one_thread, level):
 
 @pytest.mark.benchmark(group="cardverse-ai-playouts")
 def test_playouts_per_second(benchmark, one_thread):
-    """Playouts of the master's search (each: one move applied, then the hand played out with
-    the normal heuristic for every seat). Playouts/s = DETS x moves / the benchmark's time."""
+    """Playouts of the master's search (each: one move applied, then the hand played out, the
+    observing seat by ``_holder`` and the others by the normal heuristic). Playouts/s = DETS x
+    moves / the benchmark's time."""
     ob = mid_hand_position()
     dets = 200
     buf = np.empty(K.NUM_ACTIONS, np.int64)

@@ -3,8 +3,9 @@
 Timings (pytest-benchmark):
 
 * ``test_decision[all-master]`` and ``[all-expert]``: one decision at the level's default
-  budget on ONE thread, cycling through every decision (n > 1) of 30 recorded games, so the
-  median is the median decision; discard decisions alone are in ``test_decision[discards-...]``.
+  budget on ONE thread, cycling through 300 decisions (n > 1) of 30 recorded games, in order
+  (917 in all), so the median is the median decision; discard decisions alone (300 of 385) are
+  in ``test_decision[discards-...]``.
 * ``test_flat_discard_512``: the reference workload, a flat Monte Carlo discard decision over
   512 determinizations with greedy (easy) playouts, every legal move played out once per
   determinization (11 discards here: 5,632 playouts), on 2 threads (a Rust engine reports
@@ -12,7 +13,7 @@ Timings (pytest-benchmark):
 * ``test_playouts_per_second``: serial expert search on the same position; playouts per second
   in ``extra_info``.
 
-Strength (``test_strength_*``): mirrored pairs (every deal played twice, seats swapped) through
+Strength (``test_strength[...]``): mirrored pairs (every deal played twice, seats swapped) through
 ``play_mirrored``; decided games only; 95 % Wilson interval in ``extra_info`` and printed.
 ``MELDMIND_STRENGTH_PAIRS`` deal pairs (default 4, a smoke run); search budgets
 ``MELDMIND_STRENGTH_ITERATIONS="expert,master"`` (default: ``default_iterations``). From 300

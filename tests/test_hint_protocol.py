@@ -296,12 +296,7 @@ def loaded():
                 counts[f"{info.name}.{name}"] = len(value.signatures)
     return counts
 
-observations = []    # what a server sends: JSON from its own game (here: this process's)
-for variant in ("gin", "cardverse"):
-    game, rng = meldmind.new_game(variant, seed=7), random.Random(7)
-    for _ in range(9):
-        game.play(rng.choice(game.legal_moves()))
-    observations.append(json.dumps(game.observation(game.to_move)))
+observations = json.load(sys.stdin)    # what a server sends: JSON from its own games
 loaded()    # imports every kernel module
 meldmind.warm_up(sys.argv[1])
 warmed = loaded()
@@ -311,11 +306,25 @@ print(json.dumps({"warmed": warmed, "after": loaded()}))
 """
 
 
+def _observations_of_every_phase():
+    """Every decision of a gin hand and of CardVerse's first hand, played by normal on other
+    deals than warm_up's: the knock, the lay-offs and each move's explanation included."""
+    observations = []
+    for variant in ("gin", "cardverse"):
+        game = new_game(variant, seed=7)
+        while not game.is_over and game.observation(game.to_move).get("hand_number", 1) == 1:
+            observations.append(game.observation(game.to_move))
+            game.play(meldmind.suggest(observations[-1], level="normal", seed=7).move)
+    assert {"knock", "layoff"} <= {obs["phase"] for obs in observations}
+    return json.dumps(observations)
+
+
 @pytest.mark.parametrize("level", ["master", "normal"])
 def test_after_warm_up_a_hint_in_either_game_loads_no_kernel(level):
     """So a server's first hint gets its whole budget (``hint --lines`` warms up at start)."""
     result = subprocess.run([sys.executable, "-c", _LOADED_BY_A_HINT_AFTER_WARM_UP, level],
-                            capture_output=True, text=True, timeout=600)
+                            input=_observations_of_every_phase(), capture_output=True, text=True,
+                            timeout=600)
     assert result.returncode == 0, result.stderr
     counts = json.loads(result.stdout)
     assert counts["warmed"] == counts["after"]

@@ -296,12 +296,17 @@ def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
 
 def warm_up(level: str = "master") -> None:
     """Loads every kernel a hint of ``level`` runs, in every game, into this process: from
-    numba's cache in about 0.3 s a game, or compiled after an install. A first hint otherwise
+    numba's cache in about 0.4 s a game, or compiled after an install. A first hint otherwise
     spends that time from its budget and gets the budget's minimum search; a server calls this
-    once as it starts (``meldmind hint --lines`` does)."""
+    once as it starts (``meldmind hint --lines`` does). It plays a hand of each game with hints
+    of ``level``: the explanations of the knock and the lay-offs call kernels of their own."""
     for variant in GAME_MODULES:
-        observation = new_game(variant, seed=0).observation(0)   # seat 0 moves first
-        suggest(observation, level=level, iterations=1, seed=0)
+        game = new_game(variant, seed=0)
+        while not game.is_over:
+            observation = game.observation(game.to_move)
+            if observation.get("hand_number", 1) > 1:   # CardVerse: one hand has every phase
+                break
+            game.play(suggest(observation, level=level, iterations=1, seed=0).move)
 
 
 def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "master",
