@@ -302,8 +302,8 @@ def warm_up(level: str = "master") -> None:
     of ``level``: the explanations of the knock and the lay-offs call kernels of their own."""
     for variant in GAME_MODULES:
         game = new_game(variant, seed=0)
-        while not game.is_over:
-            observation = game.observation(game.to_move)
+        while (seat := game.to_move) is not None:
+            observation = game.observation(seat)
             if observation.get("hand_number", 1) > 1:   # CardVerse: one hand has every phase
                 break
             game.play(suggest(observation, level=level, iterations=1, seed=0).move)
