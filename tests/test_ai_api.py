@@ -311,6 +311,36 @@ def test_openspiel_adapter_plays_gin():
             MeldmindBot(**bad)
 
 
+def test_a_stock_draw_waiting_for_its_card_is_refused_not_dealt_from_the_hidden_cards():
+    """Player 1 draws from the stock; OpenSpiel has not dealt the card yet. The two deals differ
+    only in player 0's hidden hand (the QS or the KS), so player 1 may not tell them apart. The
+    adapter used to replay the draw with a card of the real stock, and its bot discarded the QS
+    in one deal and the KS in the other; now both refuse, and once the same card is dealt both
+    views agree again."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from meldmind.integrations.openspiel import MeldmindBot, meldmind_state, observation_for
+    game = pyspiel.load_game("gin_rummy")
+    player_1 = [13, 15, 17, 19, 21, 23, 27, 29, 31, 33]     # OpenSpiel's card numbers
+    states = []
+    for player_0 in ([*range(9), 12], [*range(9), 11]):       # KS or QS; the other stays unseen
+        state = game.new_initial_state()
+        for action in [*player_0, *player_1, 26, 52, 0, 53]:   # upcard; take it, discard, draw
+            state.apply_action(action)
+        assert state.is_chance_node()
+        states.append(state)
+    assert states[0].information_state_string(1) == states[1].information_state_string(1)
+    for state in states:
+        for refused in (lambda: observation_for(state, 1), lambda: observation_for(state, 0),
+                        lambda: meldmind_state(state),
+                        lambda: MeldmindBot(1, level="easy", seed=0).step(state)):
+            with pytest.raises(MeldmindError, match="waits for the stock card of a draw"):
+                refused()
+        state.apply_action(40)          # the same card dealt in both
+    assert np.array_equal(observation_for(states[0], 1), observation_for(states[1], 1))
+    bots = [MeldmindBot(1, level=level, iterations=16, seed=0) for level in ("easy", "expert")]
+    assert [bot.step(states[0]) for bot in bots] == [bot.step(states[1]) for bot in bots]
+
+
 def test_the_openspiel_bot_refuses_a_state_it_cannot_decide_in_with_a_meldmind_error():
     """Still being dealt, another player's turn, the game over: each a MeldmindError (the
     README's promise for every meldmind error), none a bare ValueError of the adapter."""

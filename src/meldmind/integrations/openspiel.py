@@ -100,6 +100,11 @@ def _replay(openspiel_state: Any) -> tuple[np.ndarray, list[int]]:
     chance = [from_openspiel_card(step.action) for step in history if step.player == CHANCE_PLAYER]
     if len(chance) < _DEAL:
         raise MeldmindError("the OpenSpiel state is still being dealt: a bot decides once the deal is done")
+    if openspiel_state.is_chance_node():
+        # meldmind deals a draw with the move; its engine would hand the drawer a card of the
+        # real stock, which OpenSpiel has not dealt and the drawer may not know
+        raise MeldmindError("the OpenSpiel state waits for the stock card of a draw: a bot "
+                            "decides once it is dealt")
     state = deal_state(chance[:10], chance[10:20], chance[20], chance[_DEAL:])
     known_before_showing = [-1, -1]
     for step in history:
