@@ -165,6 +165,21 @@ def test_ctrl_c_stops_an_arena_on_processes_at_once():
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_workers_exit_when_the_arenas_process_dies_without_stopping_them(stop):
+    """A supervisor's kill of the arena's process alone (``Popen.terminate`` or ``kill``), which
+    no handler runs for: its workers and their resource trackers do not play on as orphans."""
+    arena, _ = _arena_under_way()
+    children = _children(arena.pid)
+    arena.send_signal(stop)
+    arena.communicate(timeout=60)
+    time.sleep(3)       # a worker checks every half second
+    alive = [pid for pid in children if Path(f"/proc/{pid}").exists()
+             and Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"]
+    assert len(children) >= 3 and alive == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
 def test_a_worker_that_dies_fails_the_arena_instead_of_hanging_it():
     """A worker killed (by the OOM killer, say) loses its batch: the arena stops within seconds
     rather than wait for that batch forever, with one error line that says what happened, and

@@ -94,3 +94,22 @@ def test_a_gin_arenas_score_difference_is_the_hand_points_a_won_or_lost(monkeypa
         game.play(game.legal_moves()[-1])
     assert game.returns == [-42.0, 42.0] and game.scores == [0, 42]
 
+
+
+def test_the_interval_holds_the_win_rate_when_one_level_wins_or_loses_every_game():
+    """Rounding left the Wilson interval a hair inside 1 (0.9999999999999999) when A won every
+    decided game, and above 0 when it won none, so ``low <= win_rate <= high`` failed."""
+    for n in range(1, 1000):
+        assert tournament.wilson_interval(n, n)[1] == 1.0
+        assert tournament.wilson_interval(0, n)[0] == 0.0
+    result = meldmind.arena("gin", "easy", "beginner", deals=5, seed=1, processes=1,
+                            progress=False)
+    assert result.win_rate == 1.0 and result.ci95[1] == 1.0
+
+
+def test_the_arena_runs_without_a_stderr(monkeypatch):
+    """No stderr at all (pythonw, or a process started with it closed): the progress bar has
+    nowhere to go, and the arena plays without it."""
+    monkeypatch.setattr("sys.stderr", None)
+    result = meldmind.arena("gin", "easy", "beginner", deals=2, seed=1, processes=1)
+    assert result.games == 4

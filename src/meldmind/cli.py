@@ -29,7 +29,7 @@ from .errors import MeldmindError, json_type, parse_json, signed
 from .variants import VARIANTS, json_numbers, seed_value
 
 # Exit statuses besides 0. A crash (a meldmind bug, with a traceback) is Python's 1.
-EXIT_FAILED = 1         # the command could not finish: an arena lost a worker, or stdout its reader
+EXIT_FAILED = 1         # could not finish: an arena lost a worker, stdout its reader or its disk
 EXIT_USAGE = 2          # bad arguments or flags, as argparse's own
 EXIT_REFUSED = 3        # hint: the observation was refused
 EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as shells report it
@@ -96,10 +96,10 @@ def _analyze(args: argparse.Namespace) -> int:
         raise MeldmindError("--options belong to a variant: name one")
     results = [(v, h, analyze_hand(v, h, options=options)) for v, h in jobs]
     if args.json:
-        print(json.dumps([{"variant": v, "hand": _canonical(v, h), **asdict(a)}
-                          for v, h, a in results], indent=2))
+        _say(json.dumps([{"variant": v, "hand": _canonical(v, h), **asdict(a)}
+                         for v, h, a in results], indent=2))
     else:
-        print("\n\n".join(_describe(v, h, a) for v, h, a in results))
+        _say("\n\n".join(_describe(v, h, a) for v, h, a in results))
     return 0
 
 
@@ -110,7 +110,7 @@ def _arena(args: argparse.Namespace) -> int:
                    processes=args.processes, budget_ms=args.budget_ms, iterations=args.iterations,
                    options=_options_flag(args.options, game_module(args.variant).OPTIONS),
                    progress=not args.json or sys.stderr.isatty(), backend=args.backend)
-    print(json.dumps(result.to_json(), indent=2) if args.json else format_table([result]))
+    _say(json.dumps(result.to_json(), indent=2) if args.json else format_table([result]))
     return 0
 
 
@@ -133,7 +133,7 @@ def _hint(args: argparse.Namespace) -> int:
             reply = answer(stdin.read())
         except MeldmindError as error:   # the flags were fine: the observation is at fault
             return _fail(error, EXIT_REFUSED)
-        print(json.dumps(reply, indent=2))
+        _say(json.dumps(reply, indent=2))
         return 0
     # A server keeps one process (numba loaded once, before the first request, which then gets
     # its whole budget) and gets an answer line per request line; a bad request answers
@@ -170,9 +170,9 @@ def _demo(args: argparse.Namespace) -> int:
     from .tournament import arena, format_table
     results = [arena(variant, a, b, deals=deals, seed=args.seed, options=DEMO_OPTIONS[variant])
                for variant, a, b, deals in DEMO_MATCHES]
-    print("Mirrored-deal arena (every deal played twice, seats swapped; search levels at their "
-          "default budget; CardVerse to 50 points)\n")
-    print(format_table(results))
+    _say("Mirrored-deal arena (every deal played twice, seats swapped; search levels at their "
+         "default budget; CardVerse to 50 points)\n")
+    _say(format_table(results))
     game = new_game("gin", seed=args.seed)
     while True:     # a few turns of normal play, up to a discard with some history behind it
         seat = game.to_move
@@ -184,10 +184,10 @@ def _demo(args: argparse.Namespace) -> int:
     hint = suggest(observation, level="master", seed=args.seed)
     recent = ", ".join(f"seat {e['seat']} {e['move']}" + (f" {e['card']}" if "card" in e else "")
                        for e in observation["history"][-6:])
-    print(f"\nA hint for gin seat {seat} after {recent}; it holds {' '.join(observation['hand'])}:")
-    print(f"  {hint.explanation}")
+    _say(f"\nA hint for gin seat {seat} after {recent}; it holds {' '.join(observation['hand'])}:")
+    _say(f"  {hint.explanation}")
     for alternative in hint.alternatives:
-        print(f"    {alternative.move.text:<14} {signed(alternative.value, 2)}")
+        _say(f"    {alternative.move.text:<14} {signed(alternative.value, 2)}")
     return 0
 
 
@@ -290,6 +290,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# what a stdout whose encoding lacks them (a C locale's ASCII) shows for the table's dashes
+_ASCII_SPELLING = str.maketrans({"\u2013": "-", "\u2014": "-"})
+
+
+def _say(text: str) -> None:
+    """``print`` to stdout, which spells the table's dashes in ASCII where its encoding lacks
+    them (any other such character a '?') rather than fail once the games are played."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        text = text.translate(_ASCII_SPELLING).encode(encoding, "replace").decode(encoding)
+    print(text)
+
+
+def _stop_writing_stdout() -> None:
+    """Points stdout at /dev/null, so that the interpreter's last flush of what could not be
+    written fails no more (it would print a traceback and exit 120)."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def _fail(error: Exception | str, code: int) -> int:
     print(f"meldmind: error: {error}", file=sys.stderr)
     return code
@@ -309,9 +330,14 @@ def _handle_pending_signals() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if sys.stderr is None:      # started with it closed (2>&-): progress and errors go nowhere
+        sys.stderr = open(os.devnull, "w")
     args = build_parser().parse_args(argv)
+    if sys.stdout is None:      # closed (>&-): refused before an arena plays for nothing
+        return _fail("standard output is closed, so the result would be lost", EXIT_FAILED)
     try:
         code = args.run(args)
+        sys.stdout.flush()      # a full disk fails here, while an error line can still say so
         _handle_pending_signals()   # the call itself is the check: see its docstring
         return code
     except MeldmindError as error:
@@ -319,8 +345,14 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenExecutor as error:   # an arena's worker died (killed, out of memory)
         return _fail(_one_line(error), EXIT_FAILED)
     except BrokenPipeError:     # the reader left (``| head``): stop without a traceback
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _stop_writing_stdout()
         return EXIT_FAILED
+    except OSError as error:    # stdout on a full disk, say: one line, not a traceback
+        try:
+            sys.stdout.flush()
+        except OSError:         # stdout is what failed: its last flush at exit would fail again
+            _stop_writing_stdout()
+        return _fail(error, EXIT_FAILED)
     except KeyboardInterrupt:   # Ctrl-C, in any command: stop without a traceback
         return EXIT_INTERRUPTED
 

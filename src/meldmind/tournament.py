@@ -13,6 +13,8 @@ import math
 import os
 import signal
 import sys
+import threading
+import time
 from concurrent.futures import as_completed
 from dataclasses import asdict, dataclass
 from types import ModuleType
@@ -28,6 +30,8 @@ from .variants import int_range, is_positive_int, seed_value
 
 Z95 = 1.959963984540054
 _CHUNK = 8   # deals per task sent to a worker process
+_ORPHAN_CHECK_SECONDS = 0.5     # how often a worker checks that the arena's process lives
+EXIT_ORPHANED = 3               # a worker's exit status when that process died
 # The arena plans every batch and keeps every game's result: a million deals hold over
 # 300 MB. A longer match is several seeds, each naming its own deals.
 MAX_DEALS = 1_000_000
@@ -82,13 +86,17 @@ def wilson_interval(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
     (0.502, 0.6906)
     >>> wilson_interval(0, 0)
     (0.0, 1.0)
+    >>> wilson_interval(5, 5)[1], wilson_interval(0, 3)[0]
+    (1.0, 0.0)
     """
     if n == 0:
         return (0.0, 1.0)
     p = wins / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # exact at the edges, where rounding would leave the interval a hair short of the rate
+    return (0.0 if wins == 0 else max(0.0, centre - half),
+            1.0 if wins == n else min(1.0, centre + half))
 
 
 def elo_difference(win_rate: float) -> float | None:
@@ -236,11 +244,20 @@ def _run_on_ray(ray, jobs: list[tuple], in_flight: int | None, done) -> list:
     return parts
 
 
-def _local_worker() -> None:
+def _local_worker(arena_pid: int) -> None:
     """A local worker process: one numba thread, and Ctrl-C left to the arena's own process,
-    which stops the workers itself rather than have each print its interruption."""
+    which stops the workers itself rather than have each print its interruption. Should that
+    process die without stopping them (SIGKILL, or SIGTERM, which Python does not catch), the
+    worker exits on its own: it would otherwise play on for nobody, and hold its memory."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _single_thread_worker()
+
+    def exit_with_the_arena() -> None:
+        while os.getppid() == arena_pid:    # an orphan gets another parent
+            time.sleep(_ORPHAN_CHECK_SECONDS)
+        os._exit(EXIT_ORPHANED)
+
+    threading.Thread(target=exit_with_the_arena, daemon=True).start()
 
 
 def _run_on_processes(jobs: list[tuple], processes: int, done) -> list:
@@ -259,7 +276,8 @@ def _run_on_processes(jobs: list[tuple], processes: int, done) -> list:
         return parts
     from loky import ProcessPoolExecutor  # only an arena on several processes needs it
 
-    pool = ProcessPoolExecutor(max_workers=min(processes, len(jobs)), initializer=_local_worker)
+    pool = ProcessPoolExecutor(max_workers=min(processes, len(jobs)), initializer=_local_worker,
+                               initargs=(os.getpid(),))
     try:
         futures = {pool.submit(_play_deals, *job): index for index, job in enumerate(jobs)}
         for future in as_completed(futures):
@@ -296,8 +314,6 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
     budgets the result does not depend on the backend; under ``budget_ms`` each decision stops
     on time, so games with a search level differ from run to run on any backend.
     """
-    import time
-
     a, b = level_name(level_a), level_name(level_b)
     module = game_module(variant)
     options = resolve_game_options(module, variant, options)
@@ -346,8 +362,9 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
 
 def _progress(total: int, label: str, enabled: bool):
     from tqdm import tqdm
-    return tqdm(total=total, desc=label, unit="deal", disable=not enabled, file=sys.stderr,
-                leave=False)
+    # no stderr at all under pythonw, or when started with it closed
+    return tqdm(total=total, desc=label, unit="deal", disable=not enabled or sys.stderr is None,
+                file=sys.stderr, leave=False)
 
 
 def format_table(results: list[ArenaResult]) -> str:
