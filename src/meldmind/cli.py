@@ -249,9 +249,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="where the games run: 'processes' (local), 'ray' (Ray tasks on the "
                             "cluster of RAY_ADDRESS, else a local Ray), or 'auto' (the default: "
                             "Ray when RAY_ADDRESS is set, else processes)")
-    arena.add_argument("--budget-ms", type=float, default=None, help="search time per decision, in ms")
+    arena.add_argument("--budget-ms", type=float, default=None,
+                       help="search time per decision, in ms (at least 16 determinizations)")
     arena.add_argument("--iterations", type=int, default=None,
-                       help="determinizations per decision, 1 to 10,000,000")
+                       help="determinizations per decision, 1 to 10,000,000 (with --budget-ms: "
+                            "at most this many)")
     arena.add_argument("--options", default=None,
                        help='game options as a JSON object, e.g. \'{"target_score": 20}\'')
     arena.add_argument("--json", action="store_true",
