@@ -387,3 +387,35 @@ def test_an_error_that_quotes_a_lone_surrogate_can_be_written_as_utf8(make_error
     message = str(caught.value)
     # a log or an HTTP body takes it; the surrogate reads as JSON escapes it
     assert re.search(r"\\ud800|\\udcff", message.encode("utf-8").decode("utf-8")), message
+
+
+# -- a numpy array inside a caller's mapping (found by a fuzzer) -------------------------------
+
+def _observation_with(variant, field, value):
+    observation = _observation(variant)
+    observation[field] = value
+    return observation
+
+
+@pytest.mark.parametrize("make_error, message", [
+    (lambda: new_game("cardverse", players=3, options={"num_players": np.array([3, 3])}),
+     "options['num_players']: a numpy array"),
+    (lambda: Game.from_json({"format": "meldmind.game", "version": np.array([1, 2])}),
+     "game record['version']: a numpy array"),
+    (lambda: meldmind.suggest(_observation_with("gin", "phase", np.array(["draw", "discard"]))),
+     "observation['phase']: a numpy array"),
+    (lambda: meldmind.suggest(_observation_with(
+        "cardverse", "table", [{"slot": 0, "kind": np.array([1, 2]), "cards": ["AS", "2S", "3S"]}])),
+     "observation['table'][0]['kind']: a numpy array"),
+])
+def test_a_numpy_array_in_a_mapping_is_named_not_compared(make_error, message):
+    """numpy's "truth value of an array ... is ambiguous" came out of the field checks, which
+    compare values, naming no field."""
+    with pytest.raises(MeldmindError, match=re.escape(message)):
+        make_error()
+
+
+def test_numpy_players_beside_a_list_of_num_players_is_an_option_error():
+    with pytest.raises(OptionError, match=re.escape("players=3 but options num_players=[3, 3]")):
+        new_game("cardverse", players=np.int64(3), options={"num_players": [3, 3]})
+    assert new_game("cardverse", players=np.int64(3)).players == 3

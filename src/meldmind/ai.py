@@ -29,7 +29,7 @@ from typing import Any, Mapping
 import numba
 import numpy as np
 
-from .errors import MeldmindError, OptionError, json_type, parse_json, shown
+from .errors import MeldmindError, OptionError, json_type, parse_json, refuse_arrays, shown
 from .explain import explain
 from .game import (GAME_MODULES, Move, check_move_fields, check_move_object, game_module, move_id,
                    new_game, text_action)
@@ -130,6 +130,7 @@ def _read_observation(observation: Any) -> tuple[str, ModuleType, dict[str, Any]
         observation = parse_json(observation, "observation JSON")
     if not isinstance(observation, Mapping):
         raise MeldmindError(f"an observation is a JSON object, not {json_type(observation)}")
+    refuse_arrays(observation, "observation")
     if "variant" not in observation:
         raise MeldmindError(f"observation: missing field 'variant' ({', '.join(GAME_MODULES)})")
     variant = observation["variant"]

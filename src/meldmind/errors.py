@@ -5,6 +5,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 
 class MeldmindError(ValueError):
     """Base class of meldmind's input errors."""
@@ -88,6 +90,23 @@ def _json_int(digits: str) -> int:
         raise ValueError(f"a number in the JSON has too many digits ({count}; meldmind reads "
                          f"at most {limit})")
     return int(digits)
+
+
+def refuse_arrays(data: Any, what: str, error: type[MeldmindError] = MeldmindError) -> None:
+    """A numpy array anywhere in ``data``, a caller's mapping read before its fields are checked,
+    as a MeldmindError naming where: the checks compare values, which an array would turn into
+    an array of answers (numpy's "truth value ... is ambiguous")."""
+    pending: list[tuple[Any, str]] = [(data, "")]
+    seen: set[int] = set()      # a container that holds itself is walked once
+    while pending:
+        value, place = pending.pop()
+        if isinstance(value, np.ndarray):
+            raise error(f"{what}{place}: a numpy array, where JSON data is expected (its "
+                        f".tolist() is)")
+        if isinstance(value, (Mapping, list, tuple)) and id(value) not in seen:
+            seen.add(id(value))
+            items = value.items() if isinstance(value, Mapping) else enumerate(value)
+            pending.extend((item, f"{place}[{key!r}]") for key, item in items)
 
 
 def check_version(found: Any, version: int, what: str) -> None:

@@ -26,7 +26,7 @@ import numpy as np
 
 from .cards import fold_case, format_card, parse_cards
 from .errors import (CardError, IllegalMove, MeldmindError, OptionError, check_version,
-                     parse_json, shown)
+                     parse_json, refuse_arrays, shown)
 from .games.fields import schema_fields, unknown_field
 from .variants import (FLOAT_EXACT, SEED_LOW, checked_options, is_integer, is_json_integer,
                        is_positive_int, json_numbers, options_dict, seed_value)
@@ -440,6 +440,8 @@ class Game:
         """Rebuild a game from :meth:`to_json`; malformed JSON raises ``MeldmindError``."""
         if not isinstance(text, (str, bytes, Mapping)):
             raise MeldmindError(f"a game record is JSON text or a mapping, not {shown(text)}")
+        if isinstance(text, Mapping):
+            refuse_arrays(text, "game record")
         data = parse_json(text, "game JSON") if isinstance(text, (str, bytes)) else dict(text)
         if not isinstance(data, dict) or data.get("format") != GAME_FORMAT:
             raise MeldmindError(f"not a meldmind game: expected \"format\": \"{GAME_FORMAT}\"")
@@ -490,6 +492,7 @@ def new_game(variant: str, *, players: int | None = None, seed: int | None = Non
     if players is not None:
         if not is_positive_int(players):
             raise OptionError(f"players must be a positive integer, not {shown(players)}")
+        players = int(players)      # numpy's too: compared with an option's list, it broadcasts
         if "num_players" not in module.OPTIONS:
             if players != 2:
                 raise OptionError(f"{variant} is a two-player game, not {players}-player")

@@ -9,7 +9,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .errors import OptionError, json_type, shown
+from .errors import OptionError, json_type, refuse_arrays, shown
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,7 @@ def options_dict(options: Mapping[str, Any] | None) -> dict[str, Any]:
     """A copy of user options (None for none); anything but a mapping raises ``OptionError``."""
     if options is not None and not isinstance(options, Mapping):
         raise OptionError(f"options must be a mapping (a JSON object), not {json_type(options)}")
+    refuse_arrays(options, "options", OptionError)
     return dict(options or {})
 
 
