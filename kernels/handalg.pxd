@@ -11,6 +11,9 @@ cdef enum:
     KIND_RUN = 1
     MAX_MELDS = 2048
     MAX_JOKERS = 16
+    # steps of the partition search before it gives up: a dealt hand takes tens, the whole
+    # KIROLO deck thousands, while some 50-card hands take billions (minutes)
+    MAX_SEARCH_STEPS = 20000000
     MAX_PATH = 48   # melds in one partition: every meld holds 3+ cards, and the largest hand
                     # (KIROLO's 120 element cards and MAX_JOKERS jokers) makes at most 45
 
@@ -44,7 +47,7 @@ ctypedef struct Partition:
 
 cdef int enumerate_melds(MeldList* ml, int variant, Hand hand, int max_jokers_per_series,
                          int ace_high) noexcept nogil
-cdef void best_partition(MeldList* ml, Hand hand, bint opening, Partition* out) noexcept nogil
+cdef int best_partition(MeldList* ml, Hand hand, bint opening, Partition* out) noexcept nogil
 
 # Exported kernels (also reached from numba through the bridge).
 cdef int64_t mm_deadwood(int variant, uint64_t hand, int ace_high) noexcept nogil

@@ -379,6 +379,7 @@ ctypedef struct Search:
     int32_t joker_key
     bint opening
     int depth
+    int64_t steps_left
     uint16_t path[MAX_PATH]
     Partition* out
 
@@ -396,6 +397,9 @@ cdef void _dfs(Search* s, uint64_t a1, uint64_t a2, int jokers, int32_t score,
     cdef uint64_t bit, m, na1, below
     cdef Partition* out = s.out
     cdef const MeldList* ml = s.ml
+    if s.steps_left == 0:
+        return
+    s.steps_left -= 1
     # Cards that lead no usable meld are left over: every meld through them starts lower,
     # at a card already decided.
     cdef uint64_t leading = a1 & (ml.leads_any if jokers else ml.leads_natural)
@@ -438,21 +442,23 @@ cdef void _dfs(Search* s, uint64_t a1, uint64_t a2, int jokers, int32_t score,
         _dfs(s, a1 & ~bit, a2, jokers, score, potential - s.card_key[b], 0)
 
 
-cdef void best_partition(MeldList* ml, Hand hand, bint opening, Partition* out) noexcept nogil:
+cdef int best_partition(MeldList* ml, Hand hand, bint opening, Partition* out) noexcept nogil:
     """Best disjoint set of melds of ``ml`` within ``hand``; ``out.score`` is the melded key
-    (the variant objective), or the Rami FR opening value when ``opening`` is set."""
+    (the variant objective), or the Rami FR opening value when ``opening`` is set. -1 when the
+    search gave up after MAX_SEARCH_STEPS (``out`` then holds the best partition found)."""
     cdef Search s
     cdef int k
     cdef uint64_t covered = 0
     out.score = 0
     out.n = 0
     if ml.n == 0:
-        return
+        return 0
     for k in range(ml.n):
         covered |= ml.mask[k]
     s.ml = ml
     s.opening = opening
     s.depth = 0
+    s.steps_left = MAX_SEARCH_STEPS
     s.out = out
     if opening:
         s.meld_gain = ml.opening
@@ -467,6 +473,7 @@ cdef void best_partition(MeldList* ml, Hand hand, bint opening, Partition* out) 
     out.score = -1
     _dfs(&s, hand.a1, hand.a2, hand.jokers, 0,
          _weight(s.card_key, hand.a1) + _weight(s.card_key, hand.a2) + hand.jokers * s.joker_key, 0)
+    return -1 if s.steps_left == 0 else 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -492,7 +499,8 @@ cdef int64_t mm_deadwood(int variant, uint64_t hand, int ace_high) noexcept nogi
     cdef int32_t total = _weight(CARD_KEY[table], h.a1) + h.jokers * JOKER_KEY[table]
     if enumerate_melds(&ml, variant, h, 1, ace_high) < 0:
         return -1
-    best_partition(&ml, h, False, &part)
+    if best_partition(&ml, h, False, &part) < 0:
+        return -1
     return total - part.score
 
 
@@ -506,7 +514,8 @@ cdef int64_t mm_leftover(int variant, uint64_t hand, int ace_high) noexcept nogi
     cdef int i
     if enumerate_melds(&ml, variant, h, 1, ace_high) < 0:
         return -1
-    best_partition(&ml, h, False, &part)
+    if best_partition(&ml, h, False, &part) < 0:
+        return -1
     for i in range(part.n):
         melded |= ml.mask[part.melds[i]]
     return <int64_t>(h.a1 & ~melded)
@@ -519,7 +528,8 @@ cdef int64_t mm_rami_opening(uint64_t hand) noexcept nogil:
     cdef Hand h = _hand52(hand)
     if enumerate_melds(&ml, VARIANT_RAMI, h, 1, 0) < 0:
         return -1
-    best_partition(&ml, h, True, &part)
+    if best_partition(&ml, h, True, &part) < 0:
+        return -1
     return part.score
 
 
@@ -534,7 +544,8 @@ cdef int64_t mm_kirolo_unmelded(uint64_t a1, uint64_t a2, int jokers,
     h.jokers = jokers
     if enumerate_melds(&ml, VARIANT_KIROLO, h, max_jokers_per_series, 0) < 0:
         return -1
-    best_partition(&ml, h, False, &part)
+    if best_partition(&ml, h, False, &part) < 0:
+        return -1
     return (_weight(CARD_KEY[VARIANT_KIROLO], a1) + _weight(CARD_KEY[VARIANT_KIROLO], a2)
             + jokers * JOKER_KEY[VARIANT_KIROLO] - part.score)
 
@@ -655,6 +666,7 @@ def best_partition_of(int variant, uint64_t a1, uint64_t a2, int jokers,
     Rami FR opening value when ``opening`` is set; melds as a MELD_DTYPE array."""
     cdef Hand h = _make_hand(a1, a2, jokers)
     cdef Partition part
+    cdef bint gave_up
     cdef MeldList* ml = <MeldList*> PyMem_Malloc(sizeof(MeldList))
     if ml == NULL:
         raise MemoryError()
@@ -662,7 +674,10 @@ def best_partition_of(int variant, uint64_t a1, uint64_t a2, int jokers,
         if enumerate_melds(ml, variant, h, max_jokers_per_series, ace_high) < 0:
             raise HandTooDense(f"the hand forms more than {MAX_MELDS} melds")
         with nogil:
-            best_partition(ml, h, opening, &part)
+            gave_up = best_partition(ml, h, opening, &part) < 0
+        if gave_up:
+            raise HandTooDense(f"the hand has more ways to meld than the exact search tries "
+                               f"({MAX_SEARCH_STEPS:,} steps)")
         return part.score, _meld_rows(ml, part.melds, part.n)
     finally:
         PyMem_Free(ml)
@@ -697,7 +712,8 @@ def deadwood_batch(int variant, const uint64_t[::1] hands, bint ace_high=False):
             p[i] = <int32_t>(r >> COUNT_SHIFT_52)
             c[i] = <int32_t>(r & ((1 << COUNT_SHIFT_52) - 1))
     if dense:
-        raise HandTooDense(f"hand {i} forms more than {MAX_MELDS} melds")
+        raise HandTooDense(f"hand {i} is too meld-dense to analyse exactly: more than "
+                           f"{MAX_MELDS} melds, or more than {MAX_SEARCH_STEPS:,} search steps")
     return points, counts
 
 
@@ -716,7 +732,8 @@ def rami_opening_batch(const uint64_t[::1] hands):
                 break
             o[i] = <int32_t>r
     if dense:
-        raise HandTooDense(f"hand {i} forms more than {MAX_MELDS} melds")
+        raise HandTooDense(f"hand {i} is too meld-dense to analyse exactly: more than "
+                           f"{MAX_MELDS} melds, or more than {MAX_SEARCH_STEPS:,} search steps")
     return out
 
 
@@ -740,7 +757,8 @@ def kirolo_batch(const uint64_t[:, ::1] hands, int max_jokers_per_series=1):
             c[i] = <int32_t>(r >> COUNT_SHIFT_KIROLO)
             v[i] = <int32_t>(r & ((1 << COUNT_SHIFT_KIROLO) - 1))
     if dense:
-        raise HandTooDense(f"hand {i} forms more than {MAX_MELDS} melds")
+        raise HandTooDense(f"hand {i} is too meld-dense to analyse exactly: more than "
+                           f"{MAX_MELDS} melds, or more than {MAX_SEARCH_STEPS:,} search steps")
     return counts, values
 
 

@@ -5,6 +5,9 @@ kernel, a declared joker that stands for a card of its own run, a KIROLO hand of
 Every hand is drawn in a comment and every expected answer is worked out by hand from RULES.md
 (§0.2 E6 suit order, §2.5.4 lay-off, §7 hand analysis) or from the API's documented contract.
 """
+import subprocess
+import sys
+
 import pytest
 from numba import njit
 
@@ -143,3 +146,36 @@ def test_kernel_entry_points_refuse_more_jokers_than_a_hand_holds(jokers):
             entry(kirolo, 1, 0, jokers)
     # sixteen is the most a KIROLO hand holds, and the kernel takes it
     assert handalg.best_partition_of(kirolo, 1, 0, 16)[1].size == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# A hand with too many ways to meld is refused once the exact search has tried MAX_SEARCH_STEPS
+# partitions (found by a fuzzer: this 60-card KIROLO hand, far beyond any game's, forms only 629
+# melds, under the meld limit, and the search ran for 552 s). Run in a subprocess, so that a
+# search without the limit fails the test by its timeout instead of holding the suite.
+# ---------------------------------------------------------------------------------------------
+
+_SIXTY_CARDS = ("WO06b ME07a WA05b EA03a WA11b WO07a WA03b FI05b EA06a ME04b WA03a WO05a WA06b "
+                "WO05b FI01b ME08b EA09b WO03a ME08a WA09a WA01a WO01b WO08a WA08a WA12b WO09b "
+                "WA01b WA11a WA09b EA12a ME01b WA06a FI07a FI06b EA01a EA05b ME06a ME03b WA02b "
+                "ME02a EA07b EA05a FI01a FI04a ME05a FI09a ME09a EA01b JOKER WA07b ME01a WO02a "
+                "ME11b ME05b WO01a WO04a EA07a")
+_REFUSALS = f"""
+import meldmind
+hand = {_SIXTY_CARDS!r}
+for analyse in (lambda: meldmind.analyze_hand("kirolo", hand),
+                lambda: meldmind.analyze_batch("kirolo", meldmind.encode_hands("kirolo", [hand]))):
+    try:
+        analyse()
+    except meldmind.MeldmindError as error:
+        print(error)
+"""
+
+
+def test_a_hand_with_too_many_ways_to_meld_is_refused_not_searched_for_minutes():
+    run = subprocess.run([sys.executable, "-c", _REFUSALS], capture_output=True, text=True,
+                         timeout=120, check=True)
+    assert run.stdout.splitlines() == [
+        "the hand has more ways to meld than the exact search tries (20,000,000 steps)",
+        "hand 0 is too meld-dense to analyse exactly: more than 2048 melds, or more than "
+        "20,000,000 search steps"]
