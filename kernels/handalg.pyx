@@ -612,8 +612,14 @@ cdef int64_t mm_layoff_cards(int variant, int kind, uint64_t meld, uint64_t joke
 # ---------------------------------------------------------------------------------------------
 
 class HandTooDense(MeldmindError):
-    """The hand forms more melds than the kernel's fixed capacity (an input error: no hand
-    of a game comes near it)."""
+    """The hand forms more melds than the kernel's fixed capacity, or has more ways to meld
+    than the exact search tries (an input error: no hand of a game comes near either)."""
+
+    @classmethod
+    def in_batch(cls, index):
+        """The error for hand ``index`` of a batch, whose kernel tells no more than that."""
+        return cls(f"hand {index} is too meld-dense to analyse exactly: more than {MAX_MELDS} "
+                   f"melds, or more than {MAX_SEARCH_STEPS:,} search steps")
 
 
 # Cython names the module by the name it compiled it under, kernels.handalg (setup.py); an
@@ -712,8 +718,7 @@ def deadwood_batch(int variant, const uint64_t[::1] hands, bint ace_high=False):
             p[i] = <int32_t>(r >> COUNT_SHIFT_52)
             c[i] = <int32_t>(r & ((1 << COUNT_SHIFT_52) - 1))
     if dense:
-        raise HandTooDense(f"hand {i} is too meld-dense to analyse exactly: more than "
-                           f"{MAX_MELDS} melds, or more than {MAX_SEARCH_STEPS:,} search steps")
+        raise HandTooDense.in_batch(i)
     return points, counts
 
 
@@ -732,8 +737,7 @@ def rami_opening_batch(const uint64_t[::1] hands):
                 break
             o[i] = <int32_t>r
     if dense:
-        raise HandTooDense(f"hand {i} is too meld-dense to analyse exactly: more than "
-                           f"{MAX_MELDS} melds, or more than {MAX_SEARCH_STEPS:,} search steps")
+        raise HandTooDense.in_batch(i)
     return out
 
 
@@ -757,8 +761,7 @@ def kirolo_batch(const uint64_t[:, ::1] hands, int max_jokers_per_series=1):
             c[i] = <int32_t>(r >> COUNT_SHIFT_KIROLO)
             v[i] = <int32_t>(r & ((1 << COUNT_SHIFT_KIROLO) - 1))
     if dense:
-        raise HandTooDense(f"hand {i} is too meld-dense to analyse exactly: more than "
-                           f"{MAX_MELDS} melds, or more than {MAX_SEARCH_STEPS:,} search steps")
+        raise HandTooDense.in_batch(i)
     return counts, values
 
 
