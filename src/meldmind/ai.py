@@ -128,9 +128,10 @@ def derived_seed(seed: int, *path: int | str) -> int:
 def _read_observation(observation: Any) -> tuple[str, ModuleType, dict[str, Any], np.ndarray]:
     if isinstance(observation, (str, bytes)):
         observation = parse_json(observation, "observation JSON")
+    elif isinstance(observation, Mapping):      # a caller's own: parsed JSON holds no array
+        refuse_arrays(observation, "observation")
     if not isinstance(observation, Mapping):
         raise MeldmindError(f"an observation is a JSON object, not {json_type(observation)}")
-    refuse_arrays(observation, "observation")
     if "variant" not in observation:
         raise MeldmindError(f"observation: missing field 'variant' ({', '.join(GAME_MODULES)})")
     variant = observation["variant"]

@@ -94,7 +94,7 @@ def _json_int(digits: str) -> int:
 
 def refuse_arrays(data: Any, what: str, error: type[MeldmindError] = MeldmindError) -> None:
     """A numpy array anywhere in ``data``, a caller's mapping read before its fields are checked,
-    as a MeldmindError naming where: the checks compare values, which an array would turn into
+    as ``error`` naming where: the checks compare values, which an array would turn into
     an array of answers (numpy's "truth value ... is ambiguous")."""
     pending: list[tuple[Any, str]] = [(data, "")]
     seen: set[int] = set()      # a container that holds itself is walked once
