@@ -31,7 +31,7 @@ from .variants import int_range, is_positive_int, seed_value
 Z95 = 1.959963984540054
 _CHUNK = 8   # deals per task sent to a worker process
 _ORPHAN_CHECK_SECONDS = 0.5     # how often a worker checks that the arena's process lives
-_EXIT_ORPHANED = 3               # a worker's exit status when that process died
+_EXIT_ORPHANED = 3              # a worker's exit status when that process died
 # The arena plans every batch and keeps every game's result: a million deals hold over
 # 300 MB. A longer match is several seeds, each naming its own deals.
 MAX_DEALS = 1_000_000
