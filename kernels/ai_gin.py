@@ -25,12 +25,12 @@ easy (greedy and memory-less: reads only its hand, the upcard and the legal move
       just taken unless it is the only deadwood card; a hand with no deadwood card discards
       the card leaving the least deadwood.
     * Knock as soon as it is legal (Discard phase and Wall); otherwise pass at the Wall.
-    * Knocker: the top deadwood card as its discard when legal (else the legal discard leaving
-      the least deadwood), then every meld of the best partition, then pass. Defender: lays
-      off, one card at a time, the chain of lay-offs that leaves the least deadwood (a card
-      laid off on a run lets the next one beyond it fit, so a melded card may start a chain
-      that lowers it), a fitting deadwood card first (highest key); then pass; then every meld
-      of the best partition; then pass.
+    * Knocker: the discard leaving the least deadwood (the top deadwood card, unless two
+      partitions of the 11 cards tie and a melded card frees the other), then every meld of the
+      best partition, then pass. Defender: lays off, one card at a time, the chain of lay-offs
+      that leaves the least deadwood (a card laid off on a run lets the next one beyond it fit,
+      so a melded card may start a chain that lowers it), a fitting deadwood card first
+      (highest key); then pass; then every meld of the best partition; then pass.
 
 normal (keeps partial melds, weighs the risk of feeding the opponent)
     * Partial meld: two deadwood cards of the same rank, or of one suit at rank distance 1
@@ -440,16 +440,28 @@ def _upcard_kept(h, prev_upcard):
 
 
 @njit(cache=True)
-def _knocker_discard(h, l11, kc):
-    """The knocker's discard from its 11 cards ``h`` (deadwood ``l11``): the highest deadwood
-    card when that leaves at most ``kc``, which is exactly when it is legal (the 10 cards left
-    keep the best partition, and none does better), else the discard leaving least deadwood."""
-    if l11 != 0:
-        c = _top(l11)
-        if G.hand_value(l11) - VALUE[c] <= kc:
-            return c
-    c, _d = _min_dw_discard(h)
-    return c
+def _knocker_discard(h, l11):
+    """The knocker's discard from its 11 cards ``h`` (deadwood cards ``l11``): the card leaving
+    the least deadwood, the highest deadwood card unless another leaves less. Discarding a card
+    worth ``v`` leaves at least the 11 cards' deadwood less ``v`` (with the card back as a loose
+    one the 10 cards' melds partition the 11), so only melded cards worth more than the highest
+    deadwood card can: when two partitions of the 11 tie, such a discard may free the other."""
+    if l11 == 0:
+        return _min_dw_discard(h)[0]
+    best = _top(l11)
+    top_value = VALUE[best]
+    least = G.hand_value(l11) - top_value
+    m = h & ~l11
+    while m:
+        low = m & -m
+        c = lowest_bit(low)
+        m ^= low
+        if VALUE[c] > top_value:
+            d = G.exact_deadwood(h ^ low)
+            if d < least:
+                least = d
+                best = c
+    return best
 
 
 @njit(cache=True)
@@ -633,7 +645,7 @@ def rollout(state, root, pol0, pol1, cache, pile, melds):
                 if l11 < 0:
                     l11 = _left(h)
                 cache[4 + p] = -1
-                G.apply_action(state, _knocker_discard(h, l11, kc))
+                G.apply_action(state, _knocker_discard(h, l11))
             else:
                 melded = h & ~_left(h)
                 while melded:
@@ -738,7 +750,7 @@ def _heuristic(obs, legal, n, pol):
         return G.KNOCK if sorted_contains(legal, n, G.KNOCK) else G.PASS
     if phase == G.PH_KNOCK:
         if popcount(h) == G.HAND_SIZE + 1:
-            return _knocker_discard(h, _left(h), kc)
+            return _knocker_discard(h, _left(h))
         mid = _meld_of_partition(h)
         if mid >= 0 and sorted_contains(legal, n, G.MELD_BASE + mid):
             return G.MELD_BASE + mid

@@ -416,6 +416,41 @@ def test_knock_rules():
     assert A.pick(obs, values, visits, legal, n, L.EXPERT, np.int64(1)) == K.KNOCK
 
 
+def test_knocker_discards_the_card_leaving_least_deadwood_when_partitions_tie():
+    """2C 4C 5C 6C 5H 5S 9D-KD: 4C-6C or 5C 5H 5S, 12 deadwood either way. Shedding the top
+    deadwood card 5S leaves 7; shedding the melded 6C frees the group of fives and leaves 6."""
+    obs = discard_obs(["2C", "4C", "5C", "6C", "9D", "10D", "JD", "QD", "KD", "5H", "5S"])
+    obs[K.O_PHASE] = K.PH_KNOCK
+    obs[K.O_KNOCKER] = 0
+    for level in (L.EASY, L.NORMAL):
+        assert play(obs, level) == card("6C")
+
+
+def test_knocker_discard_leaves_the_oracles_least_deadwood():
+    """On 11-card hands built from overlapping melds (where partitions tie), the knocker's
+    discard leaves what the brute-force oracle finds the least deadwood after any discard."""
+    rng = random.Random(5)
+    deck = [format_card("gin", c) for c in range(52)]
+    improved = 0
+    for _ in range(400):
+        cards = set()
+        while len(cards) < 11:
+            c = rng.randrange(52)
+            if rng.random() < 0.5:   # a run from c, or a group of c's rank
+                block = [c // 13 * 13 + min(c % 13 + i, 12) for i in range(3)]
+            else:
+                block = [c % 13 + 13 * s for s in rng.sample(range(4), 3)]
+            cards.update(block[:11 - len(cards)])
+        hand = [deck[c] for c in cards]
+        h = mask(hand)
+        least = min(oracle_analyze("gin", [c for c in hand if c != d])[0] for d in hand)
+        left = A._left(h)
+        assert oracle_analyze("gin", [c for c in hand if c != deck[A._knocker_discard(h, left)]])[0] == least
+        if left and K.hand_value(left) - A.VALUE[A._top(left)] > least:
+            improved += 1
+    assert improved > 0   # the sample holds hands where the top deadwood card is not the best
+
+
 @pytest.mark.parametrize("knock, best, knocks", [
     (2.0, 12.0, True),                          # a winning knock, however much better another move
     (-1.0, -1.0 + A.KNOCK_MARGIN, True),        # a losing knock within the margin of the best
