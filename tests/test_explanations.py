@@ -293,14 +293,19 @@ def test_a_discard_an_opponent_threw_back_is_not_named_as_one_it_took():
     assert "but your opponent took QD, which goes with it" in kept
 
 
-def test_a_card_whose_only_meld_no_best_partition_uses_is_not_said_to_fit_none():
-    """4S 5S 6S is a meld, but the fours and sixes do better as groups: 5S melds only there."""
-    hand = "4S 4C 4D 6S 6C 6D 5S 9H KD 2C 3H".split()
+@pytest.mark.parametrize("hand, card, meld", [
+    # 4S 5S 6S is a meld, but the fours and sixes do better as groups: it is not "fits none"
+    ("4S 4C 4D 6S 6C 6D 5S 9H KD 2C 3H", "5S", "4S 5S 6S"),
+    # 2S goes with 2C 2H and 3S-5S is kept: AS also pairs with AD, but it is no partial meld
+    ("2C AD 4D 5D 6D 2H AS 2S 3S 4S 5S", "AS", "AS 2S 3S"),
+])
+def test_a_card_whose_only_meld_no_best_partition_uses_is_named_with_it(hand, card, meld):
+    hand = hand.split()
     gin = {"variant": "gin", "seat": 0, "phase": "discard", "hand": hand}
-    text = explain("gin", gin, Move(5, "discard 5S"), None, ())
-    assert text.startswith("Discard 5S: it melds only in 4S 5S 6S, which leaves more deadwood "
+    text = explain("gin", gin, Move(0, f"discard {card}"), None, ())
+    assert text.startswith(f"Discard {card}: it melds only in {meld}, which leaves more deadwood "
                            "than the melds you keep, and ")
-    assert own_deadwood("gin", frozenset(hand) - {"4S", "5S", "6S"}, False) > \
+    assert own_deadwood("gin", frozenset(hand) - set(meld.split()), False) > \
         own_deadwood("gin", frozenset(hand), False)
 
 
@@ -313,6 +318,14 @@ def test_a_cardverse_lay_off_that_breaks_a_meld_of_the_hand_is_not_called_free()
     obs["hand"] = "5C 6D 7H KC 2D".split()
     assert explain("cardverse", obs, Move(0, "lay off 7H on meld 0"), None, ()) == (
         "Lay off 7H: it leaves your hand for free on a table meld.")
+    # the spare end of a longer run, and the fourth card of a group, leave a meld behind
+    obs["hand"] = "4H 5H 6H 7H KC 2D".split()
+    assert explain("cardverse", obs, Move(0, "lay off 7H on meld 0"), None, ()) == (
+        "Lay off 7H: it goes onto a table meld and costs you no meld: your deadwood stays 12.")
+    obs["hand"] = "9C 9D 9H 9S 2C 5D".split()
+    obs["table"] = [{"cards": ["10S", "JS", "QS"]}]
+    assert explain("cardverse", obs, Move(0, "lay off 9S on meld 0"), None, ()) == (
+        "Lay off 9S: it goes onto a table meld and costs you no meld: your deadwood stays 7.")
 
 
 def _random_decisions(variant, rng, count, wanted):
@@ -545,7 +558,8 @@ def _check_discard_claim(variant, obs, text):
         assert after[card] + _value(card, ace_high) == now, text
         kinds.add("melds, as low")
     elif partial:
-        assert not best_melds, text
+        assert not any(_is_meld(variant, (card, *m)) for size in (2, 3, 4)
+                       for m in _subsets(sorted(hand - {card}), size)), text
         dead = _dead(variant, obs)
         for partner in partial.group(1).split():
             assert partner in hand and _goes_with(variant, card, partner), text

@@ -383,12 +383,16 @@ def _table_meld_for(variant: str, obs: Mapping[str, Any], card: str) -> str | No
 
 
 def _cardverse_layoff_reason(obs: Mapping[str, Any], card: str) -> str:
-    """A lay-off is free when some best partition leaves the card out; else it breaks a meld."""
+    """A lay-off is free when some best partition leaves the card out; it costs no meld when the
+    rest of the hand keeps its deadwood (the fourth card of a group, the end of a longer run);
+    else it breaks a meld."""
     hand = list(obs.get("hand", []))
     now = _analyze("cardverse", obs, hand).deadwood_points
     after = _analyze("cardverse", obs, [c for c in hand if c != card]).deadwood_points
     if after + _analyze("cardverse", obs, [card]).deadwood_points == now:
         return "it leaves your hand for free on a table meld"
+    if after == now:
+        return f"it goes onto a table meld and costs you no meld: your deadwood stays {now}"
     return (f"it goes onto a table meld but breaks one of yours: your deadwood goes from {now} "
             f"to {after}")
 
@@ -430,12 +434,12 @@ def _discard_reason(variant: str, obs: Mapping[str, Any], card: str) -> str:
                      if least else
                      f"it breaks a meld and leaves {after[card]} deadwood, where discarding "
                      f"{best} would leave {after[best]}")
-    elif partners:
-        first = f"it only makes a partial meld, with {' '.join(partners)}"
     elif three := _meld_of_three(variant, [c for c in hand if c != card], card):
         # a meld no best partition uses: the cards it needs do better in other melds
         first = (f"it melds only in {' '.join(three)}, which leaves more deadwood than the "
                  f"melds you keep")
+    elif partners:
+        first = f"it only makes a partial meld, with {' '.join(partners)}"
     else:
         first = "it fits none of your melds"
     who = _opponent_word(obs)
