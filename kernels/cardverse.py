@@ -692,10 +692,10 @@ def apply_action(state, action):
         state[S_DISCARDED + p] |= 1 << c
         state[S_DISCARD + state[S_DISCARD_N]] = c
         state[S_DISCARD_N] += 1
+        state[S_TURN] += 1   # the turn is complete, whether or not it takes the seat out
         if state[S_HAND_N + p] == 0:
             _end_hand(state, p, END_OUT)
             return -1
-        state[S_TURN] += 1
         if state[S_TURN] >= state[S_MAX_TURNS]:
             _end_hand(state, -1, END_MAX_TURNS)
             return -1
@@ -717,7 +717,8 @@ def apply_action(state, action):
         t = code // (3 * NUM_CARDS)
         _remove(state, p, 1 << c, 1)
         state[S_TABLE_MASK + t] |= 1 << c
-    if state[S_HAND_N + p] == 0:
+    if state[S_HAND_N + p] == 0:     # out by laying its last card: the turn ends here
+        state[S_TURN] += 1
         _end_hand(state, p, END_OUT)
     return -1
 

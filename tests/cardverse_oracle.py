@@ -168,10 +168,10 @@ class CVOracle:
             card = words[1]
             hand.remove(card)
             self.discard.append(card)
+            self.turns += 1
             if not hand:
                 self._end_hand("out", seat)
                 return
-            self.turns += 1
             if self.turns >= self.max_turns:
                 self._end_hand("max_turns", None)
                 return
@@ -191,6 +191,7 @@ class CVOracle:
         else:
             raise AssertionError(text)
         if not hand:
+            self.turns += 1
             self._end_hand("out", seat)
 
     def hand_values(self):

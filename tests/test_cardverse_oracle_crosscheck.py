@@ -47,7 +47,9 @@ def _agree(game, oracle):
     assert game.is_over == (oracle.phase == "over")
     assert view["scores"] == oracle.scores
     if oracle.phase == "over":
-        assert view["game_winner"] == oracle.game_winner
+        # the last hand stays in view, its going-out turn counted among the completed ones
+        assert (view["game_winner"], view["turn"]) == (oracle.game_winner, oracle.turns)
+        assert view["taken_this_turn"] is None
         return
     assert game.to_move == oracle.cur and view["phase"] == oracle.phase
     assert sorted(m.text for m in game.legal_moves()) == sorted(oracle.legal())
