@@ -165,6 +165,30 @@ def test_ctrl_c_stops_an_arena_on_processes_at_once():
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+@pytest.mark.parametrize("delay", [0.03, 0.06, 0.1, 0.15])
+def test_a_terminals_ctrl_c_while_the_workers_start_prints_no_traceback(delay):
+    """A terminal's Ctrl-C goes to the whole process group, the workers too, and may come while
+    they are still starting, before they could ignore it: ``delay`` seconds after the first
+    worker exists. Status 130, no traceback from any process, no worker left."""
+    arena = subprocess.Popen([sys.executable, "-m", "meldmind.cli", "arena", "cardverse",
+                              "expert", "normal", "--deals", "40", "--processes", "2"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=default_sigint, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not _children(arena.pid) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep(delay)
+    children = _children(arena.pid)
+    os.killpg(arena.pid, signal.SIGINT)
+    err, seconds = _ended(arena)
+    assert children and arena.returncode == 130 and "Traceback" not in err, err
+    assert seconds < 10
+    time.sleep(2)
+    assert not [pid for pid in children if Path(f"/proc/{pid}").exists()
+                and Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_workers_exit_when_the_arenas_process_dies_without_stopping_them(stop):
     """A supervisor's kill of the arena's process alone (``Popen.terminate`` or ``kill``), which

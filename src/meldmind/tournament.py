@@ -16,9 +16,10 @@ import sys
 import threading
 import time
 from concurrent.futures import as_completed
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from types import ModuleType
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
@@ -250,6 +251,8 @@ def _local_worker(arena_pid: int) -> None:
     process die without stopping them (SIGKILL, or SIGTERM, which Python does not catch), the
     worker exits on its own: it would otherwise play on for nobody, and hold its memory."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):      # blocked at its start, and now ignored
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _single_thread_worker()
 
     def exit_with_the_arena() -> None:
@@ -258,6 +261,25 @@ def _local_worker(arena_pid: int) -> None:
         os._exit(_EXIT_ORPHANED)
 
     threading.Thread(target=exit_with_the_arena, daemon=True).start()
+
+
+@contextmanager
+def _sigint_held_while_workers_start() -> Iterator[None]:
+    """A terminal's Ctrl-C reaches the workers too, and one still starting, before its
+    initializer ignores it, would print a traceback. So the workers start with SIGINT blocked
+    (the mask survives exec), and a Ctrl-C meanwhile waits here until they exist (POSIX)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    import multiprocessing.resource_tracker
+    # starting a worker starts this tracker if it is not running, and that unblocks SIGINT in
+    # the calling thread (Python 3.11): so it is started first
+    multiprocessing.resource_tracker.ensure_running()
+    started_with = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, started_with)
 
 
 def _run_on_processes(jobs: list[tuple], processes: int, done) -> list:
@@ -279,7 +301,8 @@ def _run_on_processes(jobs: list[tuple], processes: int, done) -> list:
     pool = ProcessPoolExecutor(max_workers=min(processes, len(jobs)), initializer=_local_worker,
                                initargs=(os.getpid(),))
     try:
-        futures = {pool.submit(_play_deals, *job): index for index, job in enumerate(jobs)}
+        with _sigint_held_while_workers_start():
+            futures = {pool.submit(_play_deals, *job): index for index, job in enumerate(jobs)}
         for future in as_completed(futures):
             parts[futures[future]] = future.result()
             done(parts[futures[future]])
@@ -307,7 +330,8 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: 
 
     ``backend`` says where the games run. ``"processes"``: local processes, ``processes`` of
     them (default: one per core), which need no ``if __name__ == "__main__":`` guard in the
-    calling script. ``"ray"``: one Ray task per batch of deals, on the cluster
+    calling script; with 1, this process, where a Ctrl-C waits for the game under way (native
+    code, which Python cannot interrupt). ``"ray"``: one Ray task per batch of deals, on the cluster
     of ``RAY_ADDRESS`` or a local Ray instance, at most ``processes`` tasks at a time (default:
     as many as the cluster runs). ``"auto"``: Ray when a Ray cluster is in use (``ray.init``
     called, or ``RAY_ADDRESS`` set), else local processes. With ``iterations`` or the default
