@@ -445,10 +445,13 @@ def _knocker_discard(h, l11):
     the least deadwood, the highest deadwood card unless another leaves less. Discarding a card
     worth ``v`` leaves at least the 11 cards' deadwood less ``v`` (with the card back as a loose
     one the 10 cards' melds partition the 11), so only melded cards worth more than the highest
-    deadwood card can: when two partitions of the 11 tie, such a discard may free the other."""
+    deadwood card can: when two partitions of the 11 tie, such a discard may free the other.
+    And only if a deadwood card then joins a meld, which most knocking hands rule out at once."""
     if l11 == 0:
         return _min_dw_discard(h)[0]
     best = _top(l11)
+    if G.meldable(h) & l11 == 0:
+        return best
     top_value = VALUE[best]
     least = G.hand_value(l11) - top_value
     m = h & ~l11
@@ -456,7 +459,7 @@ def _knocker_discard(h, l11):
         low = m & -m
         c = lowest_bit(low)
         m ^= low
-        if VALUE[c] > top_value:
+        if VALUE[c] > top_value and G.meldable(h ^ low) & l11:
             d = G.exact_deadwood(h ^ low)
             if d < least:
                 least = d
