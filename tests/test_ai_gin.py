@@ -445,7 +445,8 @@ def test_knocker_discard_leaves_the_oracles_least_deadwood():
         h = mask(hand)
         least = min(oracle_analyze("gin", [c for c in hand if c != d])[0] for d in hand)
         left = A._left(h)
-        assert oracle_analyze("gin", [c for c in hand if c != deck[A._knocker_discard(h, left)]])[0] == least
+        shed = deck[A._knocker_discard(h, left)]
+        assert oracle_analyze("gin", [c for c in hand if c != shed])[0] == least
         if left and K.hand_value(left) - A.VALUE[A._top(left)] > least:
             improved += 1
     assert improved > 0   # the sample holds hands where the top deadwood card is not the best
