@@ -730,8 +730,9 @@ def illegal_reason(state, action):
                 if not h & bit(action):
                     return R_NOT_IN_HAND
                 return R_LEGAL if layoff_targets(state) & bit(action) else R_LAYOFF_NO_FIT
-            if is_meld:
-                return R_LAYOFF_BEFORE_MELDS
+            if is_meld:     # a meld not held gets that reason first: waiting would not help
+                mm = MELD_MASK[action - MELD_BASE]
+                return R_LAYOFF_BEFORE_MELDS if (h & mm) == mm else R_MELD_NOT_IN_HAND
             return R_NOT_NOW
         if is_meld:
             mm = MELD_MASK[action - MELD_BASE]

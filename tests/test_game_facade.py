@@ -1,6 +1,7 @@
 """The Game facade over every game engine: moves in every form, IllegalMove leaves the game
 unchanged, the event log, replay JSON, observations valid against the shipped JSON Schemas, and
 the examples of docs/json-protocol.md."""
+import copy
 import json
 import random
 import re
@@ -68,6 +69,63 @@ def test_illegal_move_names_the_reason_and_changes_nothing(variant):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
+def test_an_id_outside_the_game_is_malformed_not_illegal(variant):
+    game = _random_game(variant, 5, 3)
+    before = game.to_json()
+    top = game._kernel.NUM_ACTIONS - 1
+    for action in (-1, top + 1, 10**6):
+        with pytest.raises(MeldmindError, match=re.escape(
+                f"action id {action} is no move of {variant}: ids run 0..{top}")) as caught:
+            game.play(action)
+        assert not isinstance(caught.value, IllegalMove)
+    with pytest.raises(MeldmindError, match=re.escape(
+            f"game JSON move 0: action id {top + 1} is no move of {variant}")):
+        Game.from_json({**json.loads(before), "moves": [top + 1]})
+    assert game.to_json() == before
+
+
+def test_a_lay_off_onto_a_slot_beyond_the_table_is_illegal_naming_the_slot():
+    """The table holds melds in slots 0..16. A lay-off onto slot 17 reads like one onto slot 16,
+    which has no meld: both are refused by the rules, not called unknown moves."""
+    game = new_game("cardverse", seed=3)
+    game.play("draw stock")
+    before = game.to_json()
+    with pytest.raises(IllegalMove, match="^lay off 2H on meld 16 [(]low end[)]: there is no "
+                                          "table meld in that slot$"):
+        game.play("lay off 2H on meld 16 (low end)")
+    for slot in ("17", "-1", "99"):
+        with pytest.raises(IllegalMove, match=f"^lay off 2H on meld {slot} [(]group[)]: there is "
+                                              f"no table meld in slot {slot}$"):
+            game.play(f"Lay off 2h on meld {slot} (group)")
+    with pytest.raises(MeldmindError, match="unknown move") as caught:   # not how slots are written
+        game.play("lay off 2H on meld 07 (low end)")
+    assert not isinstance(caught.value, IllegalMove)
+    assert game.to_json() == before
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_games_variant_options_and_seed_are_read_only(variant):
+    game = new_game(variant, seed=3)
+    record = game.to_json()
+    with pytest.raises(TypeError):
+        game.options["num_players" if variant == "cardverse" else "x"] = 3   # type: ignore[index]
+    for name in ("variant", "options", "seed"):
+        with pytest.raises(AttributeError):
+            setattr(game, name, None)
+    assert game.to_json() == record and Game.from_json(record).to_json() == record
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_shallow_copy_is_an_independent_game(variant):
+    game = _random_game(variant, 2, 5)
+    record = game.to_json()
+    other = copy.copy(game)
+    other.play(other.legal_moves()[0])
+    assert game.to_json() == record and other.to_json() != record
+    assert len(other.history) > len(game.history)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_json_round_trip_at_random_points(variant):
     for seed in range(40):
         game = _random_game(variant, seed, random.Random(seed).randrange(0, 120))
@@ -83,7 +141,8 @@ def test_malformed_game_json(variant):
     bad_inputs = ["{not json", "[]", json.dumps({**good, "format": "x"}),
                   json.dumps({**good, "version": 99}), json.dumps({**good, "seed": "1"}),
                   json.dumps({**good, "moves": [10**6]}), json.dumps({**good, "moves": ["x"]}),
-                  json.dumps({**good, "variant": "chess"}), json.dumps({**good, "options": {"zz": 1}})]
+                  json.dumps({**good, "variant": "chess"}), json.dumps({**good, "options": {"zz": 1}}),
+                  json.dumps({**good, "seed": None})]
     deep = "[" * 100_000 + "]" * 100_000
     out_of_range = json.dumps({**good, "seed": 2**64})
     for text in bad_inputs + [None, 5, ["x"], b"\xff\xfe", deep, out_of_range]:

@@ -219,6 +219,7 @@ def test_knock_with_layoffs():
     assert K.current_player(t.state) == 1
     assert t.legal() == ["lay off 5C", "lay off 7C", "lay off 8H", "lay off QH", "pass"]
     assert t.reason("lay meld KC KD KH") == K.R_LAYOFF_BEFORE_MELDS
+    assert t.reason("lay meld AC 2C 3C") == K.R_MELD_NOT_IN_HAND      # not later either
     assert t.reason("2S") == K.R_LAYOFF_NO_FIT and t.reason("6C") == K.R_NOT_IN_HAND
     t.play("lay off 5C", "lay off 7C", "lay off 8H", "lay off QH", "pass")
     assert t.legal() == ["pass", "lay meld KC KD KH"]

@@ -272,6 +272,9 @@ def test_json_type_names_json_types(value, name):
     (lambda: Game.from_json({"format": "meldmind.game", "version": 1, "variant": "gin",
                              "options": {}, "seed": 1, "moves": [None]}),
      "must be an action id, not null"),
+    (lambda: Game.from_json({"format": "meldmind.game", "version": 1, "variant": "gin",
+                             "options": {}, "seed": None, "moves": []}),
+     "game JSON field 'seed' must be an integer, not null"),
     (lambda: Game.from_json(json.dumps({"format": "meldmind.game", "version": True})),
      "unsupported game version true"),
     (lambda: new_game("gin", seed=1).play({"text": None}), "'text' is a string, not null"),
@@ -325,9 +328,18 @@ def test_hint_on_utf16_input_says_it_is_not_utf8(monkeypatch, capsys):
     assert code == 0 and "not UTF-8 JSON" in error and "codec" not in error
 
 
-def test_json_bytes_with_a_utf8_bom_are_still_read():
-    data = "\ufeff".encode() + json.dumps(_observation()).encode()
-    assert meldmind.suggest(data, level="easy", seed=1).move
+def test_json_with_a_utf8_bom_is_read_as_bytes_and_as_text():
+    text = "\ufeff" + json.dumps(_observation())       # a file read as "utf-8", not "utf-8-sig"
+    expected = meldmind.suggest(_observation(), level="easy", seed=1).move
+    assert meldmind.suggest(text.encode(), level="easy", seed=1).move == expected
+    assert meldmind.suggest(text, level="easy", seed=1).move == expected
+
+
+@pytest.mark.parametrize("variant", ["GIN", None, 3, ["gin"]])
+def test_an_observations_unknown_variant_is_an_option_error_naming_the_field(variant):
+    with pytest.raises(OptionError, match=re.escape("observation field 'variant': no game engine "
+                                                    f"for {errors.shown(variant)}; playable: gin, cardverse")):
+        meldmind.suggest({**_observation(), "variant": variant}, level="easy")
 
 
 # -- 7. the OpenSpiel bot ------------------------------------------------------------------------

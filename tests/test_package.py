@@ -91,8 +91,23 @@ def test_a_type_checker_sees_the_openspiel_bots_signature(tmp_path):
         "reveal_type(bot.step)\n")
     report, status = _mypy_on_the_installed_layout(tmp_path, "use.py")
     assert status == 1
-    assert 'use.py:2: error: Argument "iterations"' in report and '"int | None"' in report
+    assert 'use.py:2: error: Argument "iterations"' in report and '"SupportsIndex | None"' in report
     assert "def (state: Any) -> int" in report
+
+
+def test_numpy_integers_type_check_where_the_api_takes_integers(tmp_path):
+    """The API reads any integer with ``__index__`` (numpy's too), and its annotations say so:
+    an embedder passing numpy's integers gets no type error."""
+    (tmp_path / "use.py").write_text(
+        "import numpy as np\n"
+        "import meldmind\n"
+        "game = meldmind.new_game('cardverse', players=np.int64(2), seed=np.int64(5))\n"
+        "game.play(np.int64(0))\n"
+        "hint = meldmind.suggest(game.observation(0), iterations=np.int32(4), seed=np.int64(1))\n"
+        "result = meldmind.arena('gin', 'easy', 'beginner', deals=np.int64(2), seed=np.int64(0),\n"
+        "                        processes=np.int64(1), iterations=np.int64(4))\n")
+    report, status = _mypy_on_the_installed_layout(tmp_path, "use.py")
+    assert status == 0, report
 
 
 def test_import_of_an_unbuilt_tree_says_how_to_build(tmp_path):

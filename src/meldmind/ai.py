@@ -24,7 +24,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Mapping
+from typing import Any, Mapping, SupportsIndex
 
 import numba
 import numpy as np
@@ -135,9 +135,10 @@ def _read_observation(observation: Any) -> tuple[str, ModuleType, dict[str, Any]
     if "variant" not in observation:
         raise MeldmindError(f"observation: missing field 'variant' ({', '.join(GAME_MODULES)})")
     variant = observation["variant"]
-    if not isinstance(variant, str):
-        raise MeldmindError(f"the observation names no known variant: {shown(variant)}")
-    module = game_module(variant)
+    try:
+        module = game_module(variant)
+    except OptionError as error:
+        raise OptionError(f"observation field 'variant': {error}") from None
     return variant, module, dict(observation), module.observation_array(observation)
 
 
@@ -163,7 +164,7 @@ def _is_budget(value: Any) -> bool:
     return 0 < float(value) < math.inf
 
 
-def check_budget(iterations: int | None, budget_ms: float | None) -> None:
+def check_budget(iterations: Any, budget_ms: Any) -> None:
     """Raises ``OptionError`` unless ``iterations`` is None or an integer from 1 to
     ``MAX_ITERATIONS`` and ``budget_ms`` is None or a finite positive number."""
     if iterations is not None and not (is_positive_int(iterations)
@@ -250,8 +251,8 @@ def _check_legal_moves(variant: str, module: ModuleType, phase: int, listed: Any
         raise MeldmindError(f"the observation's legal_moves do not match its state: {named}")
 
 
-def decide(variant: str, level: str, obs: np.ndarray, *, seed: int | None,
-           iterations: int | None = None, budget_ms: float | None = None,
+def decide(variant: str, level: str, obs: np.ndarray, *, seed: SupportsIndex | None,
+           iterations: SupportsIndex | None = None, budget_ms: float | None = None,
            started: float | None = None) -> Decision:
     """The move of ``level`` for the seat of the observation array ``obs``; ``budget_ms`` runs
     from ``started``, a ``time.perf_counter()`` reading (default: now). The kernels get a seed
@@ -312,8 +313,8 @@ def warm_up(level: str = "master") -> None:
 
 
 def suggest(observation: Mapping[str, Any] | str | bytes, *, level: str = "master",
-            budget_ms: float | None = None, iterations: int | None = None,
-            seed: int | None = None) -> Suggestion:
+            budget_ms: float | None = None, iterations: SupportsIndex | None = None,
+            seed: SupportsIndex | None = None) -> Suggestion:
     """The best move for the seat of ``observation`` and why.
 
     ``level`` is one of beginner, easy, normal, expert, master (or a seed alias such as

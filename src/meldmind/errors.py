@@ -39,10 +39,12 @@ def parse_json(text: str | bytes, what: str) -> Any:
         # json.loads would take bytes opening like UTF-16 or UTF-32 for those encodings; the
         # BOM is dropped after decoding, so that an error's offsets count every byte
         try:
-            text = text.decode("utf-8").removeprefix("\ufeff")
+            text = text.decode("utf-8")
         except UnicodeDecodeError as error:
             raise MeldmindError(f"malformed {what}: not UTF-8 JSON ({_utf8_fault(error)})"
                                 ) from None
+    # a BOM also opens text that a file read as "utf-8", not "utf-8-sig", hands over
+    text = text.removeprefix("\ufeff")
     if not text.strip():
         raise MeldmindError(f"no {what} given: the input is empty")
     try:

@@ -15,12 +15,13 @@ True
 """
 from __future__ import annotations
 
+import copy
 import functools
 import importlib
 import json
 from dataclasses import dataclass
-from types import ModuleType
-from typing import Any, Literal, Mapping, Union
+from types import MappingProxyType, ModuleType
+from typing import Any, Literal, Mapping, SupportsIndex, Union
 
 import numpy as np
 
@@ -45,7 +46,7 @@ class Move:
 
 
 # What Game.play takes: a Move, an action id, a move dict ({"id": ...} or {"text": ...}), or a text
-MoveLike = Union[Move, int, str, Mapping[str, Any]]
+MoveLike = Union[Move, SupportsIndex, str, Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,22 @@ def _move_text_key(variant: str, text: str) -> MoveKey | None:
     return _move_key(variant, " ".join(verb), rest[:end], rest[end:])
 
 
+def _slot_beyond_the_table(variant: str, key: MoveKey | None) -> str | None:
+    """The slot a well-formed move names when the table has no such slot ("on meld 17"). A slot
+    with no meld yet is refused by the rules, so this one is too, not called an unknown move."""
+    if key is None:
+        return None
+    verb, cards, place = key
+    words = place.split()
+    numbers = [i for i, word in enumerate(words)
+               if word.removeprefix("-").isdigit() and str(int(word)) == word]
+    if len(numbers) != 1:
+        return None
+    slot = words[numbers[0]]
+    words[numbers[0]] = "0"
+    return slot if (verb, cards, " ".join(words)) in _move_phases(variant) else None
+
+
 # a server's hints list the same few hundred moves
 _cached_move_text_key = functools.lru_cache(maxsize=4096)(_move_text_key)
 
@@ -224,17 +241,18 @@ def resolve_game_options(module: ModuleType, variant: str, options: Mapping[str,
 class Game:
     """A game in progress. Create one with :func:`new_game` or :meth:`Game.from_json`.
 
-    ``copy.deepcopy`` gives an independent game (a search can play on from a position), and a
-    game pickles, so it can be sent to a worker process."""
+    ``copy.copy`` and ``copy.deepcopy`` give an independent game (a search can play on from a
+    position), and a game pickles, so it can be sent to a worker process. Its variant, options
+    and seed are read-only: the deal and the rules were fixed when it started."""
 
-    def __init__(self, variant: str, *, options: Mapping[str, Any], seed: int | None):
-        self.variant = variant
+    def __init__(self, variant: str, *, options: Mapping[str, Any], seed: SupportsIndex | None):
+        self._variant = variant
         self._module = game_module(variant)
         self._kernel = self._module.KERNEL
-        self.options = resolve_game_options(self._module, variant, options)
-        self.seed = seed_value(seed)
-        self._params = self._module.make_params(self.options)
-        self._state = self._kernel.new_state(self._params, np.int64(self.seed))
+        self._options = resolve_game_options(self._module, variant, options)
+        self._seed = seed_value(seed)
+        self._params = self._module.make_params(self._options)
+        self._state = self._kernel.new_state(self._params, np.int64(self._seed))
         self._buffer = np.empty(self._kernel.NUM_ACTIONS, dtype=np.int64)
         self._moves: list[int] = []
         self.history: list[Event] = [Event("HIDDEN", None, f"deal from seed {self.seed}")]
@@ -246,8 +264,27 @@ class Game:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._module = game_module(self.variant)
+        self._module = game_module(self._variant)
         self._kernel = self._module.KERNEL
+
+    def __copy__(self) -> "Game":
+        # a shallow copy would share the state array: playing on it would move this game too
+        return copy.deepcopy(self)
+
+    @property
+    def variant(self) -> str:
+        """The game's name: "gin" or "cardverse"."""
+        return self._variant
+
+    @property
+    def options(self) -> Mapping[str, Any]:
+        """Every option of the variant, with its value in this game (a read-only view)."""
+        return MappingProxyType(self._options)
+
+    @property
+    def seed(self) -> int:
+        """The seed the cards were dealt from."""
+        return self._seed
 
     def __repr__(self) -> str:
         # the options that differ from the game's defaults: all of them make a long line
@@ -352,6 +389,11 @@ class Game:
             if key and key[0] == "lay meld" and key[1] and key not in _move_phases(self.variant):
                 cards = " ".join(format_card(self.variant, c) for c in key[1])
                 raise IllegalMove(f"lay meld {cards}: not a valid meld ({self._module.MELD_RULE})")
+            slot = _slot_beyond_the_table(self.variant, key) if key not in _move_phases(self.variant) else None
+            if key is not None and slot is not None:
+                verb, cards, place = key
+                named = " ".join([verb, *(format_card(self.variant, c) for c in cards), place])
+                raise IllegalMove(f"{named}: there is no table meld in slot {slot}")
             if key not in _move_phases(self.variant):
                 raise MeldmindError(f"unknown move {shown(move)} for {self.variant}; its moves: "
                                     f"{self._module.MOVE_FORMS}")
@@ -372,7 +414,9 @@ class Game:
         the reason, and the game is unchanged."""
         action = self._resolve(move)
         if not 0 <= action < self._kernel.NUM_ACTIONS:
-            raise IllegalMove(f"action id {shown(action)} is outside 0..{self._kernel.NUM_ACTIONS - 1}")
+            # no move of the game at all, as a misspelt text: malformed, not refused by the rules
+            raise MeldmindError(f"action id {shown(action)} is no move of {self.variant}: ids run "
+                                f"0..{self._kernel.NUM_ACTIONS - 1}")
         phase = self._phase()
         text = self._module.action_text(action, phase)
         if isinstance(move, Move):
@@ -433,7 +477,7 @@ class Game:
     def to_json(self) -> str:
         """The game as JSON: variant, options, seed and moves (a replay, so it is exact)."""
         return json.dumps({"format": GAME_FORMAT, "version": GAME_VERSION, "variant": self.variant,
-                           "options": self.options, "seed": self.seed, "moves": self._moves})
+                           "options": self._options, "seed": self.seed, "moves": self._moves})
 
     @classmethod
     def from_json(cls, text: str | bytes | Mapping[str, Any]) -> "Game":
@@ -453,8 +497,10 @@ class Game:
                                 ("options", dict, "an object")):
             if not isinstance(data.get(key), kind):
                 raise MeldmindError(f"game JSON field {key!r} must be {word}")
-        if data.get("seed") is None:     # the seed itself is checked like any other
+        if "seed" not in data:     # the seed itself is checked like any other
             raise MeldmindError("game JSON field 'seed' is missing")
+        if data["seed"] is None:   # new_game's None draws a seed: a record must name its deal
+            raise MeldmindError("game JSON field 'seed' must be an integer, not null")
         seed = data["seed"]
         if isinstance(seed, float) and FLOAT_EXACT < abs(seed) <= -SEED_LOW:
             raise MeldmindError(f"game JSON field 'seed' {shown(seed)} is written as a float, "
@@ -469,6 +515,8 @@ class Game:
                 game.play(int(move))
             except IllegalMove as error:
                 raise MeldmindError(f"game JSON move {i} is illegal: {error}") from None
+            except MeldmindError as error:
+                raise MeldmindError(f"game JSON move {i}: {error}") from None
         return game
 
 
@@ -480,7 +528,8 @@ def move_id(value: Any) -> int:
     return int(value)
 
 
-def new_game(variant: str, *, players: int | None = None, seed: int | None = None,
+def new_game(variant: str, *, players: SupportsIndex | None = None,
+             seed: SupportsIndex | None = None,
              options: Mapping[str, Any] | None = None) -> Game:
     """Start a game of ``variant`` ("gin" or "cardverse") dealt from ``seed`` (random if None).
 

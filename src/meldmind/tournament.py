@@ -19,7 +19,7 @@ from concurrent.futures import as_completed
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from types import ModuleType
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, SupportsIndex
 
 import numpy as np
 
@@ -315,9 +315,9 @@ def _run_on_processes(jobs: list[tuple], processes: int, done) -> list:
     return parts
 
 
-def arena(variant: str, level_a: str, level_b: str, *, deals: int = 1000, seed: int = 0,
-          processes: int | None = None, budget_ms: float | None = None,
-          iterations: int | None = None, options: Mapping[str, Any] | None = None,
+def arena(variant: str, level_a: str, level_b: str, *, deals: SupportsIndex = 1000,
+          seed: SupportsIndex = 0, processes: SupportsIndex | None = None,
+          budget_ms: float | None = None, iterations: SupportsIndex | None = None, options: Mapping[str, Any] | None = None,
           progress: bool = True, backend: str = "auto") -> ArenaResult:
     """Play ``deals`` mirrored deal pairs of ``level_a`` against ``level_b`` (two seats).
 

@@ -14,7 +14,7 @@ s c d h in OpenSpiel, and share the other action ids (52 draw upcard, 53 draw st
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import numpy as np
 
@@ -153,8 +153,8 @@ class _MeldmindBotMethods:
     the same seed replays the same game; None draws a fresh seed for this bot."""
 
     def __init__(self, player_id: int, *, level: str = "master",
-                 budget_ms: float | None = None, iterations: int | None = None,
-                 seed: int | None = None):
+                 budget_ms: float | None = None, iterations: SupportsIndex | None = None,
+                 seed: SupportsIndex | None = None):
         super().__init__()      # pyspiel.Bot's, which a pybind11 subclass must call
         if not is_integer(player_id) or player_id not in (0, 1):
             raise OptionError(f"gin_rummy's players are 0 and 1, not {player_id!r}")
