@@ -389,12 +389,13 @@ class Game:
             if key and key[0] == "lay meld" and key[1] and key not in _move_phases(self.variant):
                 cards = " ".join(format_card(self.variant, c) for c in key[1])
                 raise IllegalMove(f"lay meld {cards}: not a valid meld ({self._module.MELD_RULE})")
-            slot = _slot_beyond_the_table(self.variant, key) if key not in _move_phases(self.variant) else None
-            if key is not None and slot is not None:
-                verb, cards, place = key
-                named = " ".join([verb, *(format_card(self.variant, c) for c in cards), place])
-                raise IllegalMove(f"{named}: there is no table meld in slot {slot}")
             if key not in _move_phases(self.variant):
+                slot = _slot_beyond_the_table(self.variant, key)
+                if key is not None and slot is not None:
+                    verb, named_cards, place = key
+                    named = " ".join([verb, *(format_card(self.variant, c) for c in named_cards),
+                                      place])
+                    raise IllegalMove(f"{named}: there is no table meld in slot {slot}")
                 raise MeldmindError(f"unknown move {shown(move)} for {self.variant}; its moves: "
                                     f"{self._module.MOVE_FORMS}")
             phase = self._phase()
