@@ -512,21 +512,22 @@ def test_pick_plays_the_best_mean_and_master_bluffs_within_the_margin():
     legal = legal_of(st)
     values = np.zeros(K.NUM_ACTIONS)
     visits = np.zeros(K.NUM_ACTIONS, np.int64)
-    visits[:2] = 100
-    values[K.TAKE_DISCARD] = 0.2 * 100          # take: +0.2, stock: +0.1
-    values[K.DRAW_STOCK] = 0.1 * 100
+    runs = AI.EXPERT_ITERATIONS      # the credit of the heuristic's move is PRIOR_POINTS
+    visits[:2] = runs
+    values[K.TAKE_DISCARD] = 0.2 * runs          # take: +0.2, stock: +0.1
+    values[K.DRAW_STOCK] = 0.1 * runs
     assert AI.pick(ob, values, visits, legal, len(legal), EXPERT, 1) == K.TAKE_DISCARD
     assert AI.pick(ob, values, visits, legal, len(legal), MASTER, 1) == K.TAKE_DISCARD
     # within the bluff margin (the heuristic's own move, take, has PRIOR_POINTS of credit)
     # master hides its meld and draws from the stock, with probability BLUFF_RATE
     close = 0.2 + (AI.PRIOR_POINTS - 0.5 * AI.BLUFF_MARGIN_POINTS) / 100
-    values[K.DRAW_STOCK] = close * 100
+    values[K.DRAW_STOCK] = close * runs
     picks = [AI.pick(ob, values, visits, legal, len(legal), MASTER, seed) for seed in range(200)]
     assert 0.6 < picks.count(K.DRAW_STOCK) / 200 < 0.9
     assert all(AI.pick(ob, values, visits, legal, len(legal), EXPERT, seed) == K.TAKE_DISCARD
                for seed in range(20))
     # outside the margin it never bluffs
-    values[K.DRAW_STOCK] = (close - AI.BLUFF_MARGIN_POINTS / 100) * 100
+    values[K.DRAW_STOCK] = (close - AI.BLUFF_MARGIN_POINTS / 100) * runs
     assert all(AI.pick(ob, values, visits, legal, len(legal), MASTER, seed) == K.TAKE_DISCARD
                for seed in range(200))
 
@@ -544,19 +545,39 @@ def test_a_point_of_credit_stays_small_when_one_hand_decides_the_game(target):
     point = 1 / max(target, 100)
     values = np.zeros(K.NUM_ACTIONS)
     visits = np.zeros(K.NUM_ACTIONS, np.int64)
-    visits[:2] = 100
+    runs = AI.EXPERT_ITERATIONS
+    visits[:2] = runs
     for lead, chosen in ((1.01, K.DRAW_STOCK), (0.99, K.TAKE_DISCARD)):
-        values[K.TAKE_DISCARD] = 0.1 * 100
-        values[K.DRAW_STOCK] = (0.1 + lead * AI.PRIOR_POINTS * point) * 100
+        values[K.TAKE_DISCARD] = 0.1 * runs
+        values[K.DRAW_STOCK] = (0.1 + lead * AI.PRIOR_POINTS * point) * runs
         assert AI.pick(ob, values, visits, legal, len(legal), EXPERT, 1) == chosen
     # master's bluff margin counts its points the same way: stock just inside it, then outside
     credited = 0.1 + AI.PRIOR_POINTS * point
-    values[K.DRAW_STOCK] = (credited - 0.99 * AI.BLUFF_MARGIN_POINTS * point) * 100
+    values[K.DRAW_STOCK] = (credited - 0.99 * AI.BLUFF_MARGIN_POINTS * point) * runs
     picks = [AI.pick(ob, values, visits, legal, len(legal), MASTER, seed) for seed in range(200)]
     assert 0.6 < picks.count(K.DRAW_STOCK) / 200 < 0.9
-    values[K.DRAW_STOCK] = (credited - 1.01 * AI.BLUFF_MARGIN_POINTS * point) * 100
+    values[K.DRAW_STOCK] = (credited - 1.01 * AI.BLUFF_MARGIN_POINTS * point) * runs
     assert all(AI.pick(ob, values, visits, legal, len(legal), MASTER, seed) == K.TAKE_DISCARD
                for seed in range(200))
+
+
+@pytest.mark.parametrize("runs", [4 * AI.EXPERT_ITERATIONS, AI.EXPERT_ITERATIONS,
+                                  AI.EXPERT_ITERATIONS // 4, 40, 16])
+def test_the_credit_grows_below_the_experts_determinizations(runs):
+    """Fewer determinizations give noisier means: below EXPERT_ITERATIONS the heuristic's move
+    gets EXPERT_ITERATIONS / runs times PRIOR_POINTS. Take is normal's move; stock leads it by
+    just over that credit, then by just under it."""
+    st = deal(["5H 6H KC KD 2S 9C JD", "3C 3D 4S 8D 8S QH AS"], discard="KH")
+    ob = obs_of(st)
+    legal = legal_of(st)
+    credit = AI.PRIOR_POINTS / 100 * max(1, AI.EXPERT_ITERATIONS / runs)    # target 100
+    values = np.zeros(K.NUM_ACTIONS)
+    visits = np.zeros(K.NUM_ACTIONS, np.int64)
+    visits[:2] = runs
+    for lead, chosen in ((1.01, K.DRAW_STOCK), (0.99, K.TAKE_DISCARD)):
+        values[K.TAKE_DISCARD] = 0.1 * runs
+        values[K.DRAW_STOCK] = (0.1 + lead * credit) * runs
+        assert AI.pick(ob, values, visits, legal, len(legal), EXPERT, 1) == chosen
 
 # ---------------------------------------------------------------------------------------------
 # play_game / play_hand

@@ -464,16 +464,22 @@ def test_search_levels_knock_unless_their_search_calls_it_a_clear_loss(knock, be
     n = K.legal_from_obs(obs, legal)
     assert K.KNOCK in legal[:n]
     visits = np.zeros(K.NUM_ACTIONS, np.int64)
-    visits[legal[:n]] = 10
-    values = np.full(K.NUM_ACTIONS, -50.0 * 10)
-    values[K.KNOCK] = knock * 10
-    values[card("2S")] = best * 10
+    runs = A.EXPERT_ITERATIONS      # the credit of normal's move is PRIOR_POINTS
+    visits[legal[:n]] = runs
+    values = np.full(K.NUM_ACTIONS, -50.0 * runs)
+    values[K.KNOCK] = knock * runs
+    values[card("2S")] = best * runs
     for level in (L.EXPERT, L.MASTER):
         chosen = A.pick(obs, values, visits, legal, n, level, np.int64(3))
         assert (chosen == K.KNOCK) == knocks and chosen in (K.KNOCK, card("2S"))
 
 
-def test_search_pick_credits_the_normal_move_against_noise():
+@pytest.mark.parametrize("runs", [A.EXPERT_ITERATIONS, 4 * A.EXPERT_ITERATIONS,
+                                  A.EXPERT_ITERATIONS // 4, 8])
+def test_search_pick_credits_the_normal_move_against_noise(runs):
+    """PRIOR_POINTS of credit from EXPERT_ITERATIONS determinizations up; fewer are noisier, and
+    the credit grows as EXPERT_ITERATIONS / runs."""
+    credit = A.PRIOR_POINTS * max(1, A.EXPERT_ITERATIONS / runs)
     hand = ["AC", "2C", "3C", "KC", "5D", "6D", "7D", "9H", "QH", "JS", "4S"]
     obs = discard_obs(hand)
     legal = np.empty(K.NUM_ACTIONS, np.int64)
@@ -483,15 +489,15 @@ def test_search_pick_credits_the_normal_move_against_noise():
     other = next(a for a in legal[:n] if a != normal)
     values = np.zeros(K.NUM_ACTIONS)
     visits = np.zeros(K.NUM_ACTIONS, np.int64)
-    visits[legal[:n]] = 50
-    values[legal[:n]] = 50 * -10.0
-    values[normal] = 50 * 3.0
+    visits[legal[:n]] = runs
+    values[legal[:n]] = runs * -10.0
+    values[normal] = runs * 3.0
     for level in (L.EXPERT, L.MASTER):
         # another move ahead by less than the credit: normal's move stands
-        values[other] = 50 * (3.0 + A.PRIOR_POINTS / 2)
+        values[other] = runs * (3.0 + 0.9 * credit)
         assert A.pick(obs, values, visits, legal, n, level, np.int64(5)) == normal
         # ahead by more than the credit: the search overrules the heuristic
-        values[other] = 50 * (3.0 + 2 * A.PRIOR_POINTS)
+        values[other] = runs * (3.0 + 1.1 * credit)
         assert A.pick(obs, values, visits, legal, n, level, np.int64(5)) == other
 
 
@@ -500,9 +506,10 @@ def test_master_bluff_prefers_the_stock_when_nearly_as_good():
     legal = np.array([K.DRAW_UPCARD, K.DRAW_STOCK], np.int64)
     values = np.zeros(K.NUM_ACTIONS)
     visits = np.zeros(K.NUM_ACTIONS, np.int64)
-    visits[legal] = 100
-    values[K.DRAW_UPCARD] = 100 * 5.0
-    values[K.DRAW_STOCK] = 100 * (5.0 - A.BLUFF_MARGIN / 2)
+    runs = A.EXPERT_ITERATIONS
+    visits[legal] = runs
+    values[K.DRAW_UPCARD] = runs * 5.0
+    values[K.DRAW_STOCK] = runs * (5.0 - A.BLUFF_MARGIN / 2)
     picks = [A.pick(obs, values, visits, legal, 2, L.MASTER, np.int64(s)) for s in range(400)]
     share = picks.count(K.DRAW_STOCK) / len(picks)
     assert abs(share - A.BLUFF_PROB) < 0.08

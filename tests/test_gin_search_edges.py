@@ -19,9 +19,10 @@ def legal_moves(obs):
     return legal, int(K.legal_from_obs(obs, legal))
 
 
-def statistics(means, visits=40):
+def statistics(means, visits=A.EXPERT_ITERATIONS):
     """``pick``'s inputs for the mean returns ``means`` ({action: mean}), ``visits`` playouts
-    each (means that are multiples of 1/8 stay exact)."""
+    each (means that are multiples of 1/8 stay exact; from ``EXPERT_ITERATIONS`` visits up, the
+    credit of normal's move is ``PRIOR_POINTS``)."""
     values = np.zeros(K.NUM_ACTIONS)
     counts = np.zeros(K.NUM_ACTIONS, np.int64)
     for a, m in means.items():

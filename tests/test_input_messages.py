@@ -337,8 +337,9 @@ def test_json_with_a_utf8_bom_is_read_as_bytes_and_as_text():
 
 @pytest.mark.parametrize("variant", ["GIN", None, 3, ["gin"]])
 def test_an_observations_unknown_variant_is_an_option_error_naming_the_field(variant):
-    with pytest.raises(OptionError, match=re.escape("observation field 'variant': no game engine "
-                                                    f"for {errors.shown(variant)}; playable: gin, cardverse")):
+    message = (f"observation field 'variant': no game engine for {errors.shown(variant)}; "
+               "playable: gin, cardverse")
+    with pytest.raises(OptionError, match=re.escape(message)):
         meldmind.suggest({**_observation(), "variant": variant}, level="easy")
 
 

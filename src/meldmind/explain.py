@@ -84,8 +84,14 @@ the heuristic's move against its own noise, and master may bluff):
 'Discard QD: ... The search expects +12.5 points for you, 2.5 more than discard 9C.'
 >>> explain("cardverse", obs, qd, 0.125, (Alternative(qs, 0.125, 99), Alternative(qd, 0.125, 99)))
 'Discard QD: ... The search expects +12.5 points for you, as much as discard QS.'
->>> explain("cardverse", obs, qd, 0.125, (Alternative(d9, 0.13, 99), Alternative(qd, 0.125, 99)))
+>>> explain("cardverse", obs, qd, 0.125, (Alternative(d9, 0.13, 400), Alternative(qd, 0.125, 400)))
 'Discard QD: ... The search expects +12.5 points for you, 0.5 less than discard 9C: too close to call.'
+
+On fewer determinizations than expert's default the credit is larger (ai_*.pick), and so is the
+gap the sentence may show; it says how few:
+
+>>> explain("cardverse", obs, qd, 0.125, (Alternative(d9, 0.2, 40), Alternative(qd, 0.125, 40)))
+'Discard QD: ... The search expects +12.5 points for you, 7.5 less than discard 9C: too close to call on 40 determinizations.'
 >>> gin = {"variant": "gin", "seat": 0, "hand": "7C 7D 7H 2S 3S 4S 5C 5D 5H 9S AC".split()}
 >>> knock, keep = Move(55, "knock"), Move(47, "discard 9S")
 >>> explain("gin", gin, knock, 9.0, (Alternative(keep, 12.0, 64), Alternative(knock, 9.0, 64)))
@@ -145,7 +151,7 @@ nothing, else by the choice of the search (or of a level without search):
 >>> stock = Alternative(Move(53, "draw stock"), 2.0, 64)
 >>> explain("gin", up, stock.move, 2.0, (stock,))
 'Draw from the stock: 7H would complete 7C 7D 7H, but the search prefers an unseen card. The search expects +2.0 points for you.'
->>> take = Alternative(Move(52, "draw upcard"), 2.4, 64)       # master's bluff: it trails
+>>> take = Alternative(Move(52, "draw upcard"), 2.4, 128)      # master's bluff: it trails
 >>> explain("gin", up, stock.move, 2.0, (take, stock))
 'Draw from the stock: 7H would complete 7C 7D 7H, but an unseen card does about as well. The search expects +2.0 points for you, 0.4 less than draw upcard: too close to call.'
 >>> level = Alternative(Move(52, "draw upcard"), 2.0, 64)      # a tie, as the values are shown
@@ -167,8 +173,10 @@ from .errors import signed
 from .game import Move
 from .games.cardverse import KERNEL as CARDVERSE_KERNEL, OPTIONS as CARDVERSE_OPTIONS
 from .games.gin import KERNEL as GIN_KERNEL, PARAMETERS as GIN_PARAMETERS, observation_array
-from .kernels import ai_gin as GIN_AI
+from .kernels import ai_cardverse as CARDVERSE_AI, ai_gin as GIN_AI
 
+# below this many determinizations, pick's credit to the heuristic's move grows (ai_*.pick)
+_FULL_CREDIT_RUNS = {"gin": GIN_AI.EXPERT_ITERATIONS, "cardverse": CARDVERSE_AI.EXPERT_ITERATIONS}
 RANK_NAMES = {"A": "aces", "2": "twos", "3": "threes", "4": "fours", "5": "fives", "6": "sixes",
               "7": "sevens", "8": "eights", "9": "nines", "10": "tens", "J": "jacks",
               "Q": "queens", "K": "kings"}
@@ -757,8 +765,11 @@ def _value_sentence(variant: str, obs: Mapping[str, Any], value: float | None,
     if move.text == "knock":    # gin's search levels knock unless it clearly loses (ai_gin.pick)
         return (f"{expects}, {-gap:.{digits}f} less than {others[0].move.text}, but the first "
                 f"knock wins most hands.")
-    # the search credits its heuristic's move against its own noise, and master may bluff
-    return f"{expects}, {-gap:.{digits}f} less than {others[0].move.text}: too close to call."
+    # the search credits its heuristic's move against its own noise, more on fewer
+    # determinizations, and master may bluff
+    runs = others[0].visits
+    few = f" on {runs} determinizations" if runs < _FULL_CREDIT_RUNS[variant] else ""
+    return f"{expects}, {-gap:.{digits}f} less than {others[0].move.text}: too close to call{few}."
 
 
 def explain(variant: str, obs: Mapping[str, Any], move: Move, value: float | None,
