@@ -317,8 +317,9 @@ def _run_on_processes(jobs: list[tuple], processes: int, done) -> list:
 
 def arena(variant: str, level_a: str, level_b: str, *, deals: SupportsIndex = 1000,
           seed: SupportsIndex = 0, processes: SupportsIndex | None = None,
-          budget_ms: float | None = None, iterations: SupportsIndex | None = None, options: Mapping[str, Any] | None = None,
-          progress: bool = True, backend: str = "auto") -> ArenaResult:
+          budget_ms: float | None = None, iterations: SupportsIndex | None = None,
+          options: Mapping[str, Any] | None = None, progress: bool = True,
+          backend: str = "auto") -> ArenaResult:
     """Play ``deals`` mirrored deal pairs of ``level_a`` against ``level_b`` (two seats).
 
     Search levels use ``iterations`` determinizations per decision, or ``budget_ms`` per
