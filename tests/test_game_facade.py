@@ -108,7 +108,7 @@ def test_a_games_variant_options_and_seed_are_read_only(variant):
     game = new_game(variant, seed=3)
     record = game.to_json()
     with pytest.raises(TypeError):
-        game.options["num_players" if variant == "cardverse" else "x"] = 3   # type: ignore[index]
+        game.options["seed"] = 1        # type: ignore[index]
     for name in ("variant", "options", "seed"):
         with pytest.raises(AttributeError):
             setattr(game, name, None)
@@ -141,8 +141,8 @@ def test_malformed_game_json(variant):
     bad_inputs = ["{not json", "[]", json.dumps({**good, "format": "x"}),
                   json.dumps({**good, "version": 99}), json.dumps({**good, "seed": "1"}),
                   json.dumps({**good, "moves": [10**6]}), json.dumps({**good, "moves": ["x"]}),
-                  json.dumps({**good, "variant": "chess"}), json.dumps({**good, "options": {"zz": 1}}),
-                  json.dumps({**good, "seed": None})]
+                  json.dumps({**good, "variant": "chess"}),
+                  json.dumps({**good, "options": {"zz": 1}}), json.dumps({**good, "seed": None})]
     deep = "[" * 100_000 + "]" * 100_000
     out_of_range = json.dumps({**good, "seed": 2**64})
     for text in bad_inputs + [None, 5, ["x"], b"\xff\xfe", deep, out_of_range]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib
 import math
 import numbers
 import sys
@@ -31,8 +30,8 @@ import numpy as np
 
 from .errors import MeldmindError, OptionError, json_type, parse_json, refuse_arrays, shown
 from .explain import explain
-from .game import (GAME_MODULES, Move, check_move_fields, check_move_object, game_module, move_id,
-                   new_game, text_action)
+from .game import (GAME_MODULES, Move, ai_module, check_move_fields, check_move_object,
+                   game_module, move_id, new_game, text_action)
 from .kernels import levels
 from .variants import is_positive_int, seed_value
 
@@ -61,10 +60,6 @@ def level_name(level: str) -> str:
         raise OptionError(f"unknown level {shown(level)}; expected one of {', '.join(levels.NAMES)} "
                           f"(or an alias: {', '.join(LEVEL_ALIASES)})")
     return name
-
-
-def ai_module(variant: str) -> ModuleType:
-    return importlib.import_module(f"meldmind.kernels.ai_{variant}")
 
 
 @dataclass(frozen=True)

@@ -170,13 +170,11 @@ import numpy as np
 from .analysis import HandAnalysis, analyze_batch, analyze_hand, layoff_targets, melds_in
 from .cards import RANKS, SUITS, format_card, parse_cards
 from .errors import signed
-from .game import Move
+from .game import Move, ai_module
 from .games.cardverse import KERNEL as CARDVERSE_KERNEL, OPTIONS as CARDVERSE_OPTIONS
 from .games.gin import KERNEL as GIN_KERNEL, PARAMETERS as GIN_PARAMETERS, observation_array
-from .kernels import ai_cardverse as CARDVERSE_AI, ai_gin as GIN_AI
+from .kernels import ai_gin as GIN_AI
 
-# below this many determinizations, pick's credit to the heuristic's move grows (ai_*.pick)
-_FULL_CREDIT_RUNS = {"gin": GIN_AI.EXPERT_ITERATIONS, "cardverse": CARDVERSE_AI.EXPERT_ITERATIONS}
 RANK_NAMES = {"A": "aces", "2": "twos", "3": "threes", "4": "fours", "5": "fives", "6": "sixes",
               "7": "sevens", "8": "eights", "9": "nines", "10": "tens", "J": "jacks",
               "Q": "queens", "K": "kings"}
@@ -765,10 +763,10 @@ def _value_sentence(variant: str, obs: Mapping[str, Any], value: float | None,
     if move.text == "knock":    # gin's search levels knock unless it clearly loses (ai_gin.pick)
         return (f"{expects}, {-gap:.{digits}f} less than {others[0].move.text}, but the first "
                 f"knock wins most hands.")
-    # the search credits its heuristic's move against its own noise, more on fewer
-    # determinizations, and master may bluff
+    # the search credits its heuristic's move against its own noise, more below expert's
+    # determinizations (ai_*.pick), and master may bluff
     runs = others[0].visits
-    few = f" on {runs} determinizations" if runs < _FULL_CREDIT_RUNS[variant] else ""
+    few = f" on {runs} determinizations" if runs < ai_module(variant).EXPERT_ITERATIONS else ""
     return f"{expects}, {-gap:.{digits}f} less than {others[0].move.text}: too close to call{few}."
 
 

@@ -59,6 +59,11 @@ class Event:
     move: int | None = None
 
 
+def ai_module(variant: str) -> ModuleType:
+    """The AI kernels of a playable ``variant``, imported on first use (they load numba)."""
+    return importlib.import_module(f"meldmind.kernels.ai_{variant}")
+
+
 def game_module(variant: str) -> ModuleType:
     try:
         return importlib.import_module(GAME_MODULES[variant])
