@@ -359,7 +359,8 @@ def _outcomes(deals, level_a, level_b, iterations_a, iterations_b, ai_seed, coun
         levels[seat_a], levels[1 - seat_a] = level_a, level_b
         iterations[seat_a], iterations[1 - seat_a] = iterations_a, iterations_b
         state = K.new_state(PARAMS, deals[t // 2])
-        A.play_out(state, levels, iterations, A.mix(ai_seed, t))
+        game_seed = A.mix(ai_seed, t)
+        A.play_out(state, levels, iterations, game_seed, A.new_progress(game_seed), -1)
         if state[K.S_END] != K.END_KNOCK:
             counts[t] = 8
             continue

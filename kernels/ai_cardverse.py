@@ -761,24 +761,34 @@ def decide(state, level, iterations, seed):
 
 
 @njit(cache=True)
-def play_out(state, levels, iterations, ai_seed, one_hand=False):
-    """``play_game``'s loop: plays ``state`` in place to the end of the game (with ``one_hand``,
-    of its first hand), so a caller can read the final scores; returns the number of moves."""
-    moves = 0
-    while state[K.S_PHASE] != K.PHASE_GAME_OVER:
+def new_progress(ai_seed):
+    """``play_out``'s record of a game under way, as at its start: the moves played, from whose
+    number each move's seed derives (``ai_seed`` is taken for the same call as gin's)."""
+    return np.zeros(1, dtype=np.int64)
+
+
+@njit(cache=True)
+def play_out(state, levels, iterations, ai_seed, progress, max_moves, one_hand=False):
+    """``play_game``'s loop: plays ``state`` in place, at most ``max_moves`` moves (-1: to the
+    end of the game; with ``one_hand``, of its first hand), so a caller can read the final
+    scores; returns how many. ``progress`` (``new_progress``) carries the game from one call to
+    the next, so a game played in several calls is the game played in one."""
+    played = 0
+    while state[K.S_PHASE] != K.PHASE_GAME_OVER and played != max_moves:
         if one_hand and state[K.S_HAND_NO] != 1:
             break
         p = state[K.S_CURRENT]
-        seed = _seed_of(ai_seed, moves, 5)
+        seed = _seed_of(ai_seed, progress[0], 5)
         K.apply_action(state, decide(state, levels[p], iterations[p], seed))
-        moves += 1
-    return moves
+        progress[0] += 1
+        played += 1
+    return played
 
 
 @njit(cache=True)
 def _play(params, deal_seed, levels, iterations, ai_seed, out_returns, one_hand):
     state = K.new_state(params, deal_seed)
-    moves = play_out(state, levels, iterations, ai_seed, one_hand)
+    moves = play_out(state, levels, iterations, ai_seed, new_progress(ai_seed), -1, one_hand)
     n = state[K.S_NUM_PLAYERS]
     if one_hand:
         w = state[K.S_LAST_WINNER]

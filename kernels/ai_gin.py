@@ -1158,27 +1158,38 @@ def play_game(params, deal_seed, levels, iterations, ai_seed, out_returns):
     determinizations per decision, serial search), every decision made from
     ``observe(state, seat)`` only. Writes the returns; returns the number of moves."""
     state = G.new_state(params, deal_seed)
-    moves = play_out(state, levels, iterations, ai_seed)
+    moves = play_out(state, levels, iterations, ai_seed, new_progress(ai_seed), -1)
     G.returns(state, out_returns)
     return moves
 
 
 @njit(cache=True)
-def play_out(state, levels, iterations, ai_seed):
-    """``play_game``'s loop: plays ``state`` to the end in place; returns the number of moves."""
+def new_progress(ai_seed):
+    """``play_out``'s record of a game under way, as at its start: the moves played, then the
+    random stream of the levels that draw at random."""
+    progress = np.zeros(2, dtype=np.int64)
+    seed_slot(progress, 1, mix(ai_seed, 0x0B5E))
+    return progress
+
+
+@njit(cache=True)
+def play_out(state, levels, iterations, ai_seed, progress, max_moves):
+    """``play_game``'s loop: plays ``state`` in place, at most ``max_moves`` moves (-1: to the
+    end), and returns how many. ``progress`` (``new_progress``) carries the game from one call
+    to the next, so a game played in several calls is the game played in one."""
     obs = np.empty(G.OBS_SIZE, dtype=np.int64)
     legal = np.empty(G.NUM_ACTIONS, dtype=np.int64)
-    rng = np.empty(1, dtype=np.int64)
-    seed_slot(rng, 0, mix(ai_seed, 0x0B5E))
-    moves = 0
-    while state[G.S_PHASE] != G.PH_GAME_OVER:
+    rng = progress[1:]
+    played = 0
+    while state[G.S_PHASE] != G.PH_GAME_OVER and played != max_moves:
         p = state[G.S_CURRENT]
         G.observe(state, p, obs)
         n = G.legal_from_obs(obs, legal)
-        a = decide(obs, legal, n, levels[p], iterations[p], mix(mix(ai_seed, moves), p), rng)
-        G.apply_action(state, a)
-        moves += 1
-    return moves
+        seed = mix(mix(ai_seed, progress[0]), p)
+        G.apply_action(state, decide(obs, legal, n, levels[p], iterations[p], seed, rng))
+        progress[0] += 1
+        played += 1
+    return played
 
 
 @njit(cache=True, parallel=True)

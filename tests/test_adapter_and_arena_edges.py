@@ -146,14 +146,19 @@ def test_the_arena_plays_every_deal_under_its_options_with_its_iterations_and_a_
     handed = []
     real_module = tournament.ai_module
 
-    def note(state, levels, counts, seed):
-        return state.copy(), levels.tolist(), counts.tolist(), int(seed)
+    def note(state, levels, counts, seed, progress, per_call):
+        return (state.copy(), levels.tolist(), counts.tolist(), int(seed), int(progress[0]),
+                per_call)
 
     monkeypatch.setattr(tournament, "ai_module",
                         lambda v: _Recording(real_module(v), "play_out", note, handed))
     options = {"target_score": 20}
     result = meldmind.arena("cardverse", "expert", "normal", deals=10, seed=4, processes=1,
                             iterations=2, options=options, progress=False)
+    # a search's games go one move a call (Ctrl-C is seen between calls): each game's first
+    # call is the one with no move played yet
+    assert all(per_call == 1 for *_, per_call in handed)
+    handed = [call[:4] for call in handed if call[4] == 0]
     assert result.games == 20 and len(handed) == 20
     module = game_module("cardverse")
     params = module.make_params(options)
@@ -166,6 +171,29 @@ def test_the_arena_plays_every_deal_under_its_options_with_its_iterations_and_a_
         assert counts == [2, 2]
         assert ai_seed == ai_seed_of(4, deal, a)
     assert len({seed for *_, seed in handed}) == 20
+
+
+@pytest.mark.parametrize("variant", ["gin", "cardverse"])
+def test_a_game_played_a_move_a_call_is_the_game_played_in_one_call(variant):
+    """The arena plays a search's games one move per kernel call, so that Ctrl-C stops it within
+    a move: beginner (which draws from the game's random stream) against expert, over five deals,
+    each game ends exactly as ``play_out`` to the end plays it, and its moves add up."""
+    module = game_module(variant)
+    kernel, ai = module.KERNEL, tournament.ai_module(variant)
+    params = module.make_params({})
+    seat_levels = np.array([levels.NAMES.index("beginner"), levels.NAMES.index("expert")])
+    counts = np.array([4, 4])
+    for deal in range(5):
+        ai_seed = np.int64(100 + deal)
+        whole = kernel.new_state(params, np.int64(deal))
+        moves = ai.play_out(whole, seat_levels, counts, ai_seed, ai.new_progress(ai_seed), -1)
+        stepped = kernel.new_state(params, np.int64(deal))
+        progress, calls = ai.new_progress(ai_seed), 0
+        while not kernel.is_terminal(stepped):
+            assert ai.play_out(stepped, seat_levels, counts, ai_seed, progress, 1) == 1
+            calls += 1
+        assert kernel.is_terminal(whole) and np.array_equal(stepped, whole), deal
+        assert calls == moves > 10
 
 
 def _recorded_decisions(monkeypatch):

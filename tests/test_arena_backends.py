@@ -168,6 +168,23 @@ def test_ctrl_c_stops_an_arena_on_processes_at_once():
     assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()]
 
 
+def test_ctrl_c_stops_an_arena_on_its_own_process_within_a_move():
+    """With one process the games run in the arena's own, in native code that Python cannot
+    interrupt: SIGINT must still stop it within a move, not at the end of the game under way (a
+    CardVerse game of master against expert to 1,000 points lasts a minute). Status 130, no
+    traceback."""
+    arena = subprocess.Popen([sys.executable, "-m", "meldmind.cli", "arena", "cardverse",
+                              "master", "expert", "--deals", "4", "--processes", "1",
+                              "--options", '{"target_score": 1000}'],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=default_sigint)
+    time.sleep(12)
+    arena.send_signal(signal.SIGINT)
+    err, seconds = _ended(arena)
+    assert arena.returncode == 130 and "Traceback" not in err, err
+    assert seconds < 2
+
+
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
 @pytest.mark.parametrize("delay", [0.03, 0.06, 0.1, 0.15])
 def test_a_terminals_ctrl_c_while_the_workers_start_prints_no_traceback(delay):

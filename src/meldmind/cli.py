@@ -245,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--seed", type=int, default=0, help="seed of the deals and the searches (default: 0)")
     arena.add_argument("--processes", type=int, default=None,
                        help="worker processes (default: one per core; with 1 the games run in "
-                            "this process, and Ctrl-C waits for the game under way), or Ray "
+                            "this process, and Ctrl-C waits for the move under way), or Ray "
                             "tasks at a time")
     arena.add_argument("--backend", default="auto", choices=["auto", "processes", "ray"],
                        help="where the games run: 'processes' (local), 'ray' (Ray tasks on the "
