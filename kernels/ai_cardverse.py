@@ -763,7 +763,8 @@ def decide(state, level, iterations, seed):
 @njit(cache=True)
 def new_progress(ai_seed):
     """``play_out``'s record of a game under way, as at its start: the moves played, from whose
-    number each move's seed derives (``ai_seed`` is taken for the same call as gin's)."""
+    number each move's seed derives. ``ai_seed`` goes unused here; gin's record seeds a random
+    stream from it, and the arena starts a game of either with the same call."""
     return np.zeros(1, dtype=np.int64)
 
 
