@@ -254,11 +254,16 @@ def _peeking_games(deals, iterations, revealed, knock_oracle, out):
                                            knock_oracle, np.int64(t))
 
 
+def peeking_deals(pairs):
+    """The deal seeds of the peeking runs."""
+    return np.arange(pairs, dtype=np.int64) * 7919 + 99 * 1_000_003
+
+
 def _peeking_run(benchmark, revealed, knock_oracle):
     """Expert (peeking as asked) against normal on the peeking deals; prints and records the
     win rate."""
     expert, _ = _budgets()
-    deals = np.arange(PAIRS, dtype=np.int64) * 7919 + 99 * 1_000_003
+    deals = peeking_deals(PAIRS)
     out = np.zeros((PAIRS, 2))
     benchmark.pedantic(_peeking_games, args=(deals, expert, revealed, knock_oracle, out),
                        rounds=1, iterations=1)

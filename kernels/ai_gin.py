@@ -958,10 +958,17 @@ def _determinization(obs, level, dseed, cards, factors, n_ev, model):
 @njit(cache=True)
 def _evaluate(obs, level, seed, k, legal, n, own_l, out_v, out_c, cards, factors, n_ev, model,
               opp_pol):
-    """Determinization ``k``: every legal move, one playout each, the observing seat playing
-    easy and the opponent ``opp_pol`` in the playouts."""
-    seat = obs[G.O_SEAT]
+    """Determinization ``k``: every legal move, one playout each (``evaluate_world``)."""
     det = _determinization(obs, level, mix(seed, k), cards, factors, n_ev, model)
+    evaluate_world(det, obs[G.O_SEAT], legal, n, own_l, out_v, out_c, opp_pol)
+
+
+@njit(cache=True)
+def evaluate_world(det, seat, legal, n, own_l, out_v, out_c, opp_pol):
+    """Every legal move of ``seat`` on one sampled world ``det``, one playout each, the seat
+    playing easy and the opponent ``opp_pol``: adds move ``legal[j]``'s return to ``out_v[j]``
+    and 1 to ``out_c[j]``. ``own_l``: the deadwood cards of the seat's 10-card hand (``_prepare``),
+    or -1."""
     work = np.empty_like(det)
     base = np.full(6, -1, dtype=np.int64)
     cache = np.empty(6, dtype=np.int64)

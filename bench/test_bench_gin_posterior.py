@@ -1,0 +1,214 @@
+"""Gin: expert's search on determinizations drawn from the posterior over the opponent's deal,
+against normal on the deals of ``test_peeking_search`` (docs/gin-strength.md, "Metropolis chains
+over the posterior"). An experiment toward a sampler, not a level.
+
+Normal is deterministic and deals are uniform, so the posterior over the hidden deal (the
+opponent's first ten cards and the stock cards it drew, against the rest of what the searcher
+has not seen) weighs a deal by how many of the opponent's moves normal would have made from it.
+A Metropolis chain proposes swapping two of those cards and replays the game's moves; each move
+normal would not have made costs ``beta`` (e^-beta a mismatch), and a move the swap makes illegal
+costs ``MISMATCH_OF_ILLEGAL`` for every move left unreplayed. The search plays ``SAMPLES`` of the
+chain's states, one every ``SPACING`` steps after a burn-in, at each Draw and Discard decision;
+its other decisions are expert's as it plays.
+
+The chain starts from a uniform deal, or, as a check, from the true deal (itself a posterior
+draw, so every later state is one too).
+
+Command: ``MELDMIND_STRENGTH_PAIRS=300 pytest bench/test_bench_gin_posterior.py -s``.
+"""
+import numba
+import numpy as np
+import pytest
+
+from meldmind.games import gin
+from meldmind.kernels import ai_gin as A
+from meldmind.kernels import levels as L
+from meldmind.kernels.arrays import copy_into
+from meldmind.kernels.rng import below, seed_slot, unit
+from test_bench_ai_gin import PAIRS, _rate, peeking_deals
+
+K = gin.KERNEL
+PARAMS = gin.make_params({})
+SAMPLES = 128
+SPACING = 100
+MISMATCH_OF_ILLEGAL = 3
+HIDDEN_HAND = K.HAND_SIZE       # chain slots 0-9: the opponent's first ten cards
+MAX_MOVES = 1024                # more than a game's moves
+
+
+@numba.njit
+def _replay_mismatches(deal, actions, n_actions, opp, obs, legal):
+    """Replays ``actions[:n_actions]`` from ``deal``: the number of the opponent's moves normal
+    would not have made (an illegal one ends the replay at ``MISMATCH_OF_ILLEGAL`` for each move
+    left), and the final state (empty after an illegal move)."""
+    state = deal.copy()
+    mismatches = 0
+    for i in range(n_actions):
+        a = actions[i]
+        if state[K.S_CURRENT] == opp:
+            n = K.legal_actions(state, legal)
+            if not (legal[:n] == a).any():
+                return mismatches + MISMATCH_OF_ILLEGAL * (n_actions - i), state[:0]
+            K.observe(state, opp, obs)
+            if A._heuristic(obs, legal, n, A.POL_NORMAL) != a:
+                mismatches += 1
+        K.apply_action(state, a)
+    return mismatches, state
+
+
+@numba.njit
+def _posterior_worlds(deal, actions, n_actions, opp, drawn_by, rng, from_truth, burn_in, beta,
+                      searcher_obs, out):
+    """Fills ``out`` (SAMPLES rows) with the chain's states at the present decision, each with
+    the rest of the stock reshuffled. ``drawn_by[p]``: the seat that drew stock position ``p``
+    (-1: not drawn yet). ``deal`` is the true deal; without ``from_truth`` only the searcher's
+    own cards and draws are read from it."""
+    obs = np.empty(K.OBS_SIZE, np.int64)
+    legal = np.empty(K.NUM_ACTIONS, np.int64)
+    # slots: the opponent's first ten cards, the stock positions it drew, the undrawn ones
+    positions = np.empty(K.NUM_CARDS, np.int64)
+    n_opp_draws = 0
+    for p in range(K.S_HISTORY - K.S_STOCK):
+        if drawn_by[p] == opp:
+            positions[n_opp_draws] = p
+            n_opp_draws += 1
+    n_slots = n_opp_draws
+    for p in range(deal[K.S_STOCK_SIZE]):
+        if drawn_by[p] == -1:
+            positions[n_slots] = p
+            n_slots += 1
+    hand = np.empty(HIDDEN_HAND, np.int64)
+    k = 0
+    for c in range(K.NUM_CARDS):
+        if deal[K.S_HAND + opp] & K.bit(c):
+            hand[k] = c
+            k += 1
+    n_slots += HIDDEN_HAND
+    current = deal.copy()
+    if not from_truth:
+        for q in range(n_slots - 1, 0, -1):      # a uniform deal of the same cards
+            _swap(current, hand, positions, opp, q, below(rng, 0, q + 1))
+    mismatches, world = _replay_mismatches(current, actions, n_actions, opp, obs, legal)
+    legal_world = world if world.shape[0] > 0 else A._sample(
+        searcher_obs, A.mix(np.int64(below(rng, 0, 1 << 30)), 1), A.improve_turns(searcher_obs))
+    movable = HIDDEN_HAND + n_opp_draws     # the slots that bear on the history
+    taken = 0
+    step = 0
+    while taken < out.shape[0]:
+        if step >= burn_in and (step - burn_in) % SPACING == 0:
+            sample = out[taken]
+            copy_into(sample, world if world.shape[0] > 0 else legal_world)
+            size = sample[K.S_STOCK_SIZE]
+            for q in range(size - 1, 0, -1):
+                r = below(rng, 0, q + 1)
+                sample[K.S_STOCK + q], sample[K.S_STOCK + r] = \
+                    sample[K.S_STOCK + r], sample[K.S_STOCK + q]
+            taken += 1
+        step += 1
+        i = below(rng, 0, movable)
+        j = below(rng, 0, n_slots - 1)
+        if j >= i:
+            j += 1
+        if i < HIDDEN_HAND and j < HIDDEN_HAND:
+            continue                            # two cards of the same hand: the same deal
+        proposal = current.copy()
+        proposed_hand = hand.copy()
+        _swap(proposal, proposed_hand, positions, opp, i, j)
+        proposed, replayed = _replay_mismatches(proposal, actions, n_actions, opp, obs, legal)
+        warm = min(1.0, 0.2 + step / max(burn_in, 1))     # the penalty grows over the burn-in
+        if proposed <= mismatches or unit(rng, 0) < np.exp(-beta * warm * (proposed - mismatches)):
+            current, hand, mismatches, world = proposal, proposed_hand, proposed, replayed
+            if world.shape[0] > 0:
+                legal_world = world
+
+
+@numba.njit
+def _swap(deal, hand, positions, opp, i, j):
+    """Swaps the cards of chain slots ``i`` and ``j`` of ``deal`` (slots below ``HIDDEN_HAND``:
+    ``hand``, the opponent's first cards; the others: stock ``positions``)."""
+    ci = hand[i] if i < HIDDEN_HAND else deal[K.S_STOCK + positions[i - HIDDEN_HAND]]
+    cj = hand[j] if j < HIDDEN_HAND else deal[K.S_STOCK + positions[j - HIDDEN_HAND]]
+    for slot, card in ((i, cj), (j, ci)):
+        if slot < HIDDEN_HAND:
+            hand[slot] = card
+        else:
+            deal[K.S_STOCK + positions[slot - HIDDEN_HAND]] = card
+    mask = 0
+    for k in range(HIDDEN_HAND):
+        mask |= K.bit(hand[k])
+    deal[K.S_HAND + opp] = mask
+
+
+@numba.njit
+def _game(deal_seed, searcher, ai_seed, from_truth, burn_in, beta):
+    """One game, ``searcher`` against normal; returns the searcher's return."""
+    state = K.new_state(PARAMS, deal_seed)
+    deal = state.copy()
+    obs = np.empty(K.OBS_SIZE, dtype=np.int64)
+    legal = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.int64)
+    chain_rng = np.zeros(1, dtype=np.int64)
+    seed_slot(chain_rng, 0, A.mix(ai_seed, 0xC4A))
+    actions = np.empty(MAX_MOVES, np.int64)
+    drawn_by = np.full(K.S_HISTORY - K.S_STOCK, -1, np.int64)
+    worlds = np.empty((SAMPLES, state.shape[0]), np.int64)
+    values = np.zeros(K.NUM_ACTIONS, dtype=np.float64)
+    visits = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
+    moves = 0
+    while state[K.S_PHASE] != K.PH_GAME_OVER:
+        p = state[K.S_CURRENT]
+        K.observe(state, p, obs)
+        n = K.legal_from_obs(obs, legal)
+        phase = state[K.S_PHASE]
+        if p != searcher:
+            a = A._heuristic(obs, legal, n, A.POL_NORMAL)
+        elif n > 1 and moves > 0 and (phase == K.PH_DRAW or phase == K.PH_DISCARD):
+            _posterior_worlds(deal, actions, moves, 1 - p, drawn_by, chain_rng, from_truth,
+                              burn_in, beta, obs, worlds)
+            moves_of, n_moves, own_l, _cards, _factors, _n_ev, _model = A._prepare(obs)
+            sums = np.zeros(n_moves, dtype=np.float64)
+            counts = np.zeros(n_moves, dtype=np.int64)
+            for k in range(SAMPLES):
+                A.evaluate_world(worlds[k], p, moves_of, n_moves, own_l, sums, counts,
+                                 A._reply_policy(L.EXPERT))
+            values[:] = 0.0
+            visits[:] = 0
+            for j in range(n_moves):
+                values[moves_of[j]] = sums[j]
+                visits[moves_of[j]] = counts[j]
+            a = A.pick(obs, values, visits, legal, n, L.EXPERT, A.mix(ai_seed, moves))
+        else:
+            a = A.decide(obs, legal, n, L.EXPERT, SAMPLES, A.mix(ai_seed, moves), rng)
+        if a == K.DRAW_STOCK:
+            drawn_by[state[K.S_STOCK_SIZE] - 1] = p
+        actions[moves] = a
+        K.apply_action(state, a)
+        moves += 1
+    r = np.empty(2, dtype=np.float64)
+    K.returns(state, r)
+    return r[searcher]
+
+
+@numba.njit(parallel=True)
+def _games(deals, from_truth, burn_in, beta, out):
+    """``out[i, s]``: the searcher's return on deal ``i`` in seat ``s``."""
+    for t in numba.prange(2 * deals.shape[0]):
+        out[t // 2, t % 2] = _game(deals[t // 2], t % 2, np.int64(t), from_truth, burn_in, beta)
+
+
+@pytest.mark.benchmark(group="gin-ai-strength")
+@pytest.mark.parametrize("from_truth, burn_in, beta", [(False, 3000, 5.0), (False, 10000, 5.0),
+                                                       (True, 2000, 50.0)],
+                         ids=["uniform-3000", "uniform-10000", "truth-2000"])
+def test_search_on_posterior_chains(benchmark, from_truth, burn_in, beta):
+    deals = peeking_deals(PAIRS)
+    out = np.zeros((PAIRS, 2))
+    benchmark.pedantic(_games, args=(deals, from_truth, burn_in, beta, out), rounds=1,
+                       iterations=1)
+    wins, losses = int((out > 0).sum()), int((out < 0).sum())
+    rate, low, high = _rate(wins, losses)
+    benchmark.extra_info.update(pairs=PAIRS, rate=rate, low=low, high=high)
+    print(f"\nexpert on a posterior chain ({'true' if from_truth else 'uniform'} start, burn-in "
+          f"{burn_in}, e^-{beta:g} a mismatch) vs normal: {rate:.3f} [{low:.3f}, {high:.3f}], "
+          f"{wins}-{losses}-{2 * PAIRS - wins - losses} ({PAIRS} deal pairs)")
+    assert wins + losses > 0
