@@ -24,7 +24,7 @@ from meldmind.games import gin
 from meldmind.kernels import ai_gin as A
 from meldmind.kernels import levels as L
 from meldmind.kernels.arrays import copy_into
-from meldmind.kernels.rng import below, seed_slot, unit
+from meldmind.kernels.rng import below, seed_slot, shuffle, unit
 from test_bench_ai_gin import PAIRS, _rate, peeking_deals
 
 K = gin.KERNEL
@@ -98,11 +98,7 @@ def _posterior_worlds(deal, actions, n_actions, opp, drawn_by, rng, from_truth, 
         if step >= burn_in and (step - burn_in) % SPACING == 0:
             sample = out[taken]
             copy_into(sample, world if world.shape[0] > 0 else legal_world)
-            size = sample[K.S_STOCK_SIZE]
-            for q in range(size - 1, 0, -1):
-                r = below(rng, 0, q + 1)
-                sample[K.S_STOCK + q], sample[K.S_STOCK + r] = \
-                    sample[K.S_STOCK + r], sample[K.S_STOCK + q]
+            shuffle(rng, 0, sample[K.S_STOCK:], sample[K.S_STOCK_SIZE])
             taken += 1
         step += 1
         i = below(rng, 0, movable)
