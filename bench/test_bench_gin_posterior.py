@@ -29,7 +29,7 @@ from test_bench_ai_gin import PAIRS, _rate, peeking_deals
 
 K = gin.KERNEL
 PARAMS = gin.make_params({})
-SAMPLES = 128
+SAMPLES = A.EXPERT_ITERATIONS   # the determinizations of expert's own search
 SPACING = 100
 MISMATCH_OF_ILLEGAL = 3
 HIDDEN_HAND = K.HAND_SIZE       # chain slots 0-9: the opponent's first ten cards

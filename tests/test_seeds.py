@@ -61,7 +61,7 @@ def test_the_arena_hands_its_ais_no_seed_of_their_deal(variant, monkeypatch):
     """The AI seed of each arena game was the deal seed XOR 1 or 2."""
     handed = []
     real_module = tournament.ai_module
-    def note(state, levels, iterations, seed, *progress):
+    def note(state, levels, iterations, seed, *game_under_way):
         return state.copy(), int(seed)
 
     monkeypatch.setattr(tournament, "ai_module",

@@ -138,12 +138,13 @@ def _play(variant: str, options: dict, deal_seed: int, seat_levels: tuple[str, .
         numbers = np.array([levels.NAMES.index(name) for name in seat_levels], np.int64)
         counts = np.array([iterations if iterations is not None else ai.default_iterations(n)
                            for n in numbers], np.int64)
-        progress = ai.new_progress(np.int64(ai_seed))
+        seed = np.int64(ai_seed)
+        progress = ai.new_progress(seed)
         # Ctrl-C is seen between kernel calls: a search's moves (milliseconds each) are played
         # one a call, so that an arena on this process stops within a move, not a game
         per_call = 1 if searching else -1
         while not kernel.is_terminal(state):
-            ai.play_out(state, numbers, counts, np.int64(ai_seed), progress, per_call)
+            ai.play_out(state, numbers, counts, seed, progress, per_call)
     else:
         obs = np.zeros(kernel.OBS_SIZE, np.int64)
         step = 0
