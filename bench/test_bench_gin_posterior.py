@@ -1,18 +1,24 @@
-"""Gin: expert's search on determinizations drawn from the posterior over the opponent's deal,
-against normal on the deals of ``test_peeking_search`` (docs/gin-strength.md, "Metropolis chains
-over the posterior"). An experiment toward a sampler, not a level.
+"""Gin: a search on determinizations drawn from the posterior over the opponent's deal, on the
+deals of ``test_peeking_search`` (docs/gin-strength.md, "Metropolis chains over the posterior").
+An experiment, not a level: the chains lift a search against normal only.
 
 Normal is deterministic and deals are uniform, so the posterior over the hidden deal (the
 opponent's first ten cards and the stock cards it drew, against the rest of what the searcher
 has not seen) weighs a deal by how many of the opponent's moves normal would have made from it.
 A Metropolis chain proposes swapping two of those cards and replays the game's moves; each move
-normal would not have made costs ``beta`` (e^-beta a mismatch), and a move the swap makes illegal
-costs ``MISMATCH_OF_ILLEGAL`` for every move left unreplayed. The search plays ``SAMPLES`` of the
-chain's states, one every ``SPACING`` steps after a burn-in, at each Draw and Discard decision;
-its other decisions are expert's as it plays.
+normal would not have made costs ``beta`` (e^-beta a mismatch), and a move the swap makes
+illegal costs ``MISMATCH_OF_ILLEGAL`` times the larger ``beta`` for every move left unreplayed.
+The search plays ``SAMPLES`` of the chain's states, one every ``SPACING`` steps after a burn-in,
+at each Draw and Discard decision; its other decisions are its level's as it plays.
 
 The chain starts from a uniform deal, or, as a check, from the true deal (itself a posterior
 draw, so every later state is one too).
+
+``CASES``: expert's search against normal, and master's (its pick and easy replies) against
+expert, easy and normal, with and without the chains. Against players other than normal, whose
+moves normal's do not always match, a mismatch may cost less at a draw (``beta_draw``) than at
+a discard (``beta_discard``). ``test_how_often_the_levels_move_as_normal`` counts how often
+each level's moves are normal's.
 
 Command: ``MELDMIND_STRENGTH_PAIRS=300 pytest bench/test_bench_gin_posterior.py -s``.
 """
@@ -37,32 +43,34 @@ MAX_MOVES = 1024                # more than a game's moves
 
 
 @numba.njit
-def _replay_mismatches(deal, actions, n_actions, opp, obs, legal):
-    """Replays ``actions[:n_actions]`` from ``deal``: the number of the opponent's moves normal
-    would not have made (an illegal one ends the replay at ``MISMATCH_OF_ILLEGAL`` for each move
-    left), and the final state (empty after an illegal move)."""
+def _replay_mismatches(deal, actions, n_actions, opp, obs, legal, beta_draw, beta_discard):
+    """Replays ``actions[:n_actions]`` from ``deal``: the summed cost of the opponent's moves
+    normal would not have made (a Discard-phase move ``beta_discard``, any other
+    ``beta_draw``; an illegal one ends the replay at ``MISMATCH_OF_ILLEGAL`` times the larger
+    for each move left), and the final state (empty after an illegal move)."""
     state = deal.copy()
-    mismatches = 0
+    mismatches = 0.0
     for i in range(n_actions):
         a = actions[i]
         if state[K.S_CURRENT] == opp:
             n = K.legal_actions(state, legal)
             if not (legal[:n] == a).any():
-                return mismatches + MISMATCH_OF_ILLEGAL * (n_actions - i), state[:0]
+                illegal = MISMATCH_OF_ILLEGAL * max(beta_draw, beta_discard)
+                return mismatches + illegal * (n_actions - i), state[:0]
             K.observe(state, opp, obs)
             if A._heuristic(obs, legal, n, A.POL_NORMAL) != a:
-                mismatches += 1
+                mismatches += beta_discard if state[K.S_PHASE] == K.PH_DISCARD else beta_draw
         K.apply_action(state, a)
     return mismatches, state
 
 
 @numba.njit
-def _posterior_worlds(deal, actions, n_actions, opp, drawn_by, rng, from_truth, burn_in, beta,
+def _posterior_worlds(deal, actions, n_actions, opp, drawn_by, rng, from_truth, burn_in, betas,
                       searcher_obs, out):
     """Fills ``out`` (SAMPLES rows) with the chain's states at the present decision, each with
     the rest of the stock reshuffled. ``drawn_by[p]``: the seat that drew stock position ``p``
     (-1: not drawn yet). ``deal`` is the true deal; without ``from_truth`` only the searcher's
-    own cards and draws are read from it."""
+    own cards and draws are read from it. ``betas``: (``beta_draw``, ``beta_discard``)."""
     obs = np.empty(K.OBS_SIZE, np.int64)
     legal = np.empty(K.NUM_ACTIONS, np.int64)
     # slots: the opponent's first ten cards, the stock positions it drew, the undrawn ones
@@ -88,7 +96,7 @@ def _posterior_worlds(deal, actions, n_actions, opp, drawn_by, rng, from_truth, 
     if not from_truth:
         for q in range(n_slots - 1, 0, -1):      # a uniform deal of the same cards
             _swap(current, hand, positions, opp, q, below(rng, 0, q + 1))
-    mismatches, world = _replay_mismatches(current, actions, n_actions, opp, obs, legal)
+    mismatches, world = _replay_mismatches(current, actions, n_actions, opp, obs, legal, *betas)
     legal_world = world if world.shape[0] > 0 else A._sample(
         searcher_obs, A.mix(np.int64(below(rng, 0, 1 << 30)), 1), A.improve_turns(searcher_obs))
     movable = HIDDEN_HAND + n_opp_draws     # the slots that bear on the history
@@ -110,9 +118,9 @@ def _posterior_worlds(deal, actions, n_actions, opp, drawn_by, rng, from_truth, 
         proposal = current.copy()
         proposed_hand = hand.copy()
         _swap(proposal, proposed_hand, positions, opp, i, j)
-        proposed, replayed = _replay_mismatches(proposal, actions, n_actions, opp, obs, legal)
+        proposed, replayed = _replay_mismatches(proposal, actions, n_actions, opp, obs, legal, *betas)
         warm = min(1.0, 0.2 + step / max(burn_in, 1))     # the penalty grows over the burn-in
-        if proposed <= mismatches or unit(rng, 0) < np.exp(-beta * warm * (proposed - mismatches)):
+        if proposed <= mismatches or unit(rng, 0) < np.exp(-warm * (proposed - mismatches)):
             current, hand, mismatches, world = proposal, proposed_hand, proposed, replayed
             if world.shape[0] > 0:
                 legal_world = world
@@ -136,8 +144,10 @@ def _swap(deal, hand, positions, opp, i, j):
 
 
 @numba.njit
-def _game(deal_seed, searcher, ai_seed, from_truth, burn_in, beta):
-    """One game, ``searcher`` against normal; returns the searcher's return."""
+def _game(deal_seed, searcher, ai_seed, case):
+    """One game of ``case`` (``CASES``: opponent, level, chains?, from_truth, burn_in,
+    beta_draw, beta_discard), the searcher in seat ``searcher``; returns its return."""
+    opponent, level, chains, from_truth, burn_in, beta_draw, beta_discard = case
     state = K.new_state(PARAMS, deal_seed)
     deal = state.copy()
     obs = np.empty(K.OBS_SIZE, dtype=np.int64)
@@ -145,6 +155,7 @@ def _game(deal_seed, searcher, ai_seed, from_truth, burn_in, beta):
     rng = np.zeros(1, dtype=np.int64)
     chain_rng = np.zeros(1, dtype=np.int64)
     seed_slot(chain_rng, 0, A.mix(ai_seed, 0xC4A))
+    opponent_seed = A.mix(ai_seed, 0x0FF)
     actions = np.empty(MAX_MOVES, np.int64)
     drawn_by = np.full(K.S_HISTORY - K.S_STOCK, -1, np.int64)
     worlds = np.empty((SAMPLES, state.shape[0]), np.int64)
@@ -157,24 +168,26 @@ def _game(deal_seed, searcher, ai_seed, from_truth, burn_in, beta):
         n = K.legal_from_obs(obs, legal)
         phase = state[K.S_PHASE]
         if p != searcher:
-            a = A._heuristic(obs, legal, n, A.POL_NORMAL)
-        elif n > 1 and moves > 0 and (phase == K.PH_DRAW or phase == K.PH_DISCARD):
+            a = A.decide(obs, legal, n, opponent, A.default_iterations(opponent),
+                         A.mix(opponent_seed, moves), rng)
+        elif chains and n > 1 and moves > 0 and (phase == K.PH_DRAW or phase == K.PH_DISCARD):
             _posterior_worlds(deal, actions, moves, 1 - p, drawn_by, chain_rng, from_truth,
-                              burn_in, beta, obs, worlds)
+                              burn_in, (beta_draw, beta_discard), obs, worlds)
             moves_of, n_moves, own_l, _cards, _factors, _n_ev, _model = A._prepare(obs)
             sums = np.zeros(n_moves, dtype=np.float64)
             counts = np.zeros(n_moves, dtype=np.int64)
             for k in range(SAMPLES):
                 A.evaluate_world(worlds[k], p, moves_of, n_moves, own_l, sums, counts,
-                                 A._reply_policy(L.EXPERT))
+                                 A._reply_policy(level))
             values[:] = 0.0
             visits[:] = 0
             for j in range(n_moves):
                 values[moves_of[j]] = sums[j]
                 visits[moves_of[j]] = counts[j]
-            a = A.pick(obs, values, visits, legal, n, L.EXPERT, A.mix(ai_seed, moves))
+            a = A.pick(obs, values, visits, legal, n, level, A.mix(ai_seed, moves))
         else:
-            a = A.decide(obs, legal, n, L.EXPERT, SAMPLES, A.mix(ai_seed, moves), rng)
+            a = A.decide(obs, legal, n, level, A.default_iterations(level), A.mix(ai_seed, moves),
+                         rng)
         if a == K.DRAW_STOCK:
             drawn_by[state[K.S_STOCK_SIZE] - 1] = p
         actions[moves] = a
@@ -186,25 +199,91 @@ def _game(deal_seed, searcher, ai_seed, from_truth, burn_in, beta):
 
 
 @numba.njit(parallel=True)
-def _games(deals, from_truth, burn_in, beta, out):
+def _games(deals, case, out):
     """``out[i, s]``: the searcher's return on deal ``i`` in seat ``s``."""
     for t in numba.prange(2 * deals.shape[0]):
-        out[t // 2, t % 2] = _game(deals[t // 2], t % 2, np.int64(t), from_truth, burn_in, beta)
+        out[t // 2, t % 2] = _game(deals[t // 2], t % 2, np.int64(t), case)
+
+
+# id: (opponent, searcher's level, chains?, chains from the true deal?, burn-in, beta_draw,
+# beta_discard)
+CASES = {
+    "uniform-3000": (L.NORMAL, L.EXPERT, True, False, 3000, 5.0, 5.0),
+    "uniform-10000": (L.NORMAL, L.EXPERT, True, False, 10000, 5.0, 5.0),
+    "truth-2000": (L.NORMAL, L.EXPERT, True, True, 2000, 50.0, 50.0),
+    "master-vs-expert-without": (L.EXPERT, L.MASTER, False, False, 0, 0.0, 0.0),
+    "master-vs-expert": (L.EXPERT, L.MASTER, True, False, 3000, 5.0, 5.0),
+    "master-vs-expert-soft": (L.EXPERT, L.MASTER, True, False, 3000, 2.5, 1.5),
+    "master-vs-easy-without": (L.EASY, L.MASTER, False, False, 0, 0.0, 0.0),
+    "master-vs-easy": (L.EASY, L.MASTER, True, False, 3000, 5.0, 5.0),
+    "master-vs-normal-without": (L.NORMAL, L.MASTER, False, False, 0, 0.0, 0.0),
+    "master-vs-normal": (L.NORMAL, L.MASTER, True, False, 3000, 5.0, 5.0),
+}
 
 
 @pytest.mark.benchmark(group="gin-ai-strength")
-@pytest.mark.parametrize("from_truth, burn_in, beta", [(False, 3000, 5.0), (False, 10000, 5.0),
-                                                       (True, 2000, 50.0)],
-                         ids=["uniform-3000", "uniform-10000", "truth-2000"])
-def test_search_on_posterior_chains(benchmark, from_truth, burn_in, beta):
+@pytest.mark.parametrize("case_id", list(CASES))
+def test_search_on_posterior_chains(benchmark, case_id):
+    case = CASES[case_id]
+    opponent, level, chains, from_truth, burn_in, beta_draw, beta_discard = case
     deals = peeking_deals(PAIRS)
     out = np.zeros((PAIRS, 2))
-    benchmark.pedantic(_games, args=(deals, from_truth, burn_in, beta, out), rounds=1,
-                       iterations=1)
+    benchmark.pedantic(_games, args=(deals, case, out), rounds=1, iterations=1)
     wins, losses = int((out > 0).sum()), int((out < 0).sum())
     rate, low, high = _rate(wins, losses)
     benchmark.extra_info.update(pairs=PAIRS, rate=rate, low=low, high=high)
-    print(f"\nexpert on a posterior chain ({'true' if from_truth else 'uniform'} start, burn-in "
-          f"{burn_in}, e^-{beta:g} a mismatch) vs normal: {rate:.3f} [{low:.3f}, {high:.3f}], "
-          f"{wins}-{losses}-{2 * PAIRS - wins - losses} ({PAIRS} deal pairs)")
+    chain = (f"on a posterior chain ({'true' if from_truth else 'uniform'} start, burn-in "
+             f"{burn_in}, e^-{beta_draw:g} a draw mismatch, e^-{beta_discard:g} a discard "
+             f"mismatch)" if chains else "as it plays")
+    print(f"\n{L.NAMES[level]} {chain} vs {L.NAMES[opponent]}: {rate:.3f} [{low:.3f}, "
+          f"{high:.3f}], {wins}-{losses}-{2 * PAIRS - wins - losses} ({PAIRS} deal pairs)")
     assert wins + losses > 0
+
+
+@numba.njit
+def _agreement(deal_seeds, level, out):
+    """Self-play games of ``level``: ``out[phase]`` gets, over its decisions with a choice in
+    the FirstUpcard, Draw and Discard phases, (the decisions, those where normal's move is
+    the same)."""
+    obs = np.empty(K.OBS_SIZE, np.int64)
+    legal = np.empty(K.NUM_ACTIONS, np.int64)
+    rng = np.zeros(1, np.int64)
+    for g in range(deal_seeds.shape[0]):
+        state = K.new_state(PARAMS, deal_seeds[g])
+        moves = 0
+        while state[K.S_PHASE] != K.PH_GAME_OVER:
+            K.observe(state, state[K.S_CURRENT], obs)
+            n = K.legal_from_obs(obs, legal)
+            a = A.decide(obs, legal, n, level, A.default_iterations(level), A.mix(g, moves), rng)
+            phase = state[K.S_PHASE]
+            if n > 1 and phase <= K.PH_DISCARD:
+                out[phase, 0] += 1
+                if A._heuristic(obs, legal, n, A.POL_NORMAL) == a:
+                    out[phase, 1] += 1
+            K.apply_action(state, a)
+            moves += 1
+
+
+@pytest.mark.benchmark(group="gin-ai-strength")
+def test_how_often_the_levels_move_as_normal(benchmark):
+    """Why the chains help only against normal: the other levels' moves match normal's at most
+    draws but at only about two discards in three, so the chains explain them with distorted
+    hands. One game per deal pair."""
+    deals = peeking_deals(PAIRS)
+    rows = {}
+
+    def measure():
+        for level in (L.EASY, L.EXPERT, L.MASTER):
+            out = np.zeros((K.PH_DISCARD + 1, 2), np.int64)
+            _agreement(deals, level, out)
+            rows[L.NAMES[level]] = out
+
+    benchmark.pedantic(measure, rounds=1, iterations=1)
+    print(f"\nmoves that are normal's, self-play, {PAIRS} games:")
+    for name, out in rows.items():
+        shares = ", ".join(f"{gin.PHASES[phase]} {out[phase, 1] / out[phase, 0]:.1%} of "
+                           f"{out[phase, 0]}" for phase in range(K.PH_DISCARD + 1)
+                           if out[phase, 0])
+        print(f"  {name}: {shares}")
+        benchmark.extra_info[name] = {gin.PHASES[p]: out[p].tolist() for p in range(len(out))}
+    assert all(out[K.PH_DISCARD, 0] > 0 for out in rows.values())
