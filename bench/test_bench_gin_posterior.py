@@ -118,7 +118,8 @@ def _posterior_worlds(deal, actions, n_actions, opp, drawn_by, rng, from_truth, 
         proposal = current.copy()
         proposed_hand = hand.copy()
         _swap(proposal, proposed_hand, positions, opp, i, j)
-        proposed, replayed = _replay_mismatches(proposal, actions, n_actions, opp, obs, legal, *betas)
+        proposed, replayed = _replay_mismatches(proposal, actions, n_actions, opp, obs, legal,
+                                                *betas)
         warm = min(1.0, 0.2 + step / max(burn_in, 1))     # the penalty grows over the burn-in
         if proposed <= mismatches or unit(rng, 0) < np.exp(-warm * (proposed - mismatches)):
             current, hand, mismatches, world = proposal, proposed_hand, proposed, replayed
@@ -266,9 +267,9 @@ def _agreement(deal_seeds, level, out):
 
 @pytest.mark.benchmark(group="gin-ai-strength")
 def test_how_often_the_levels_move_as_normal(benchmark):
-    """Why the chains help only against normal: the other levels' moves match normal's at most
-    draws but at only about two discards in three, so the chains explain them with distorted
-    hands. One game per deal pair."""
+    """Why the chains help only against normal: the other levels make normal's move at most
+    draws but at only about two discards in three, and a chain must explain the rest by hands
+    under which normal would have made them. One self-play game per deal pair."""
     deals = peeking_deals(PAIRS)
     rows = {}
 
