@@ -16,9 +16,12 @@ draw, so every later state is one too).
 
 ``CASES``: expert's search against normal, and master's (its pick and easy replies) against
 expert, easy and normal, with and without the chains. Against players other than normal, whose
-moves normal's do not always match, a mismatch may cost less at a draw (``beta_draw``) than at
-a discard (``beta_discard``). ``test_how_often_the_levels_move_as_normal`` counts how often
-each level's moves are normal's.
+moves normal's do not always match, the likelihood may be softer: a mismatch may cost less at a
+draw (``beta_draw``) than at a discard (``beta_discard``), or a discard may be graded by how
+close normal scores it to its own choice (``discard_lambda``).
+``test_how_often_the_levels_move_as_normal`` counts how often each level's moves are normal's,
+and ``test_hidden_cards_guessed_against`` how much of each opponent's hidden hand the chains
+and the levels' samplers get right.
 
 Command: ``MELDMIND_STRENGTH_PAIRS=300 pytest bench/test_bench_gin_posterior.py -s``.
 """
@@ -30,6 +33,7 @@ from meldmind.games import gin
 from meldmind.kernels import ai_gin as A
 from meldmind.kernels import levels as L
 from meldmind.kernels.arrays import copy_into
+from meldmind.kernels.bits import popcount
 from meldmind.kernels.rng import below, seed_slot, shuffle, unit
 from test_bench_ai_gin import PAIRS, _rate, peeking_deals
 
@@ -43,11 +47,46 @@ MAX_MOVES = 1024                # more than a game's moves
 
 
 @numba.njit
-def _replay_mismatches(deal, actions, n_actions, opp, obs, legal, beta_draw, beta_discard):
+def _graded_discard_cost(obs, a, discard_lambda, meld_cost):
+    """-log P(discard ``a``) under a graded normal: ``meld_cost`` for a card the best partition
+    melds, else a softmax at ``discard_lambda`` over normal's scores of the cards it may discard
+    (``ai_gin._normal_discard``), so a discard normal scores close to its own costs little."""
+    h = obs[K.O_HAND]
+    l11 = A._left(h)
+    if not (l11 & K.bit(a)):
+        return meld_cost
+    opp_known = obs[K.O_KNOWN + 1 - obs[K.O_SEAT]]
+    candidates = l11 & ~A._upcard_kept(h, obs[K.O_PREV_UPCARD])
+    if candidates == 0:
+        candidates = l11
+    live = A.ALL & ~(h | A._obs_pile(obs) | A._obs_table(obs) | opp_known)
+    partial = A.partial_cards(l11, live)
+    near = A._near(opp_known) if opp_known else np.int64(0)
+    total = 0.0
+    score_of_a = 0.0
+    m = candidates
+    while m:
+        low = m & -m
+        c = A.lowest_bit(low)
+        score = 2 * A.VALUE[c] - A.W_FEED * A.feed_risk(low, opp_known, near)
+        if partial & low:
+            score -= 2 * A.W_PARTIAL
+        total += np.exp(discard_lambda * score)
+        if c == a:
+            score_of_a = score
+        m ^= low
+    return np.log(total) - discard_lambda * score_of_a
+
+
+@numba.njit
+def _replay_mismatches(deal, actions, n_actions, opp, obs, legal, beta_draw, beta_discard,
+                       discard_lambda):
     """Replays ``actions[:n_actions]`` from ``deal``: the summed cost of the opponent's moves
     normal would not have made (a Discard-phase move ``beta_discard``, any other
     ``beta_draw``; an illegal one ends the replay at ``MISMATCH_OF_ILLEGAL`` times the larger
-    for each move left), and the final state (empty after an illegal move)."""
+    for each move left), and the final state (empty after an illegal move). With a
+    ``discard_lambda``, a discard where normal discards too costs ``_graded_discard_cost``
+    instead, ``beta_discard`` for a melded card."""
     state = deal.copy()
     mismatches = 0.0
     for i in range(n_actions):
@@ -58,7 +97,10 @@ def _replay_mismatches(deal, actions, n_actions, opp, obs, legal, beta_draw, bet
                 illegal = MISMATCH_OF_ILLEGAL * max(beta_draw, beta_discard)
                 return mismatches + illegal * (n_actions - i), state[:0]
             K.observe(state, opp, obs)
-            if A._heuristic(obs, legal, n, A.POL_NORMAL) != a:
+            normal = A._heuristic(obs, legal, n, A.POL_NORMAL)
+            if discard_lambda > 0 and a < K.NUM_CARDS and normal < K.NUM_CARDS:
+                mismatches += _graded_discard_cost(obs, a, discard_lambda, beta_discard)
+            elif normal != a:
                 mismatches += beta_discard if state[K.S_PHASE] == K.PH_DISCARD else beta_draw
         K.apply_action(state, a)
     return mismatches, state
@@ -70,7 +112,8 @@ def _posterior_worlds(deal, actions, n_actions, opp, drawn_by, rng, from_truth, 
     """Fills ``out`` (SAMPLES rows) with the chain's states at the present decision, each with
     the rest of the stock reshuffled. ``drawn_by[p]``: the seat that drew stock position ``p``
     (-1: not drawn yet). ``deal`` is the true deal; without ``from_truth`` only the searcher's
-    own cards and draws are read from it. ``betas``: (``beta_draw``, ``beta_discard``)."""
+    own cards and draws are read from it. ``betas``: (``beta_draw``, ``beta_discard``,
+    ``discard_lambda``)."""
     obs = np.empty(K.OBS_SIZE, np.int64)
     legal = np.empty(K.NUM_ACTIONS, np.int64)
     # slots: the opponent's first ten cards, the stock positions it drew, the undrawn ones
@@ -147,8 +190,9 @@ def _swap(deal, hand, positions, opp, i, j):
 @numba.njit
 def _game(deal_seed, searcher, ai_seed, case):
     """One game of ``case`` (``CASES``: opponent, level, chains?, from_truth, burn_in,
-    beta_draw, beta_discard), the searcher in seat ``searcher``; returns its return."""
-    opponent, level, chains, from_truth, burn_in, beta_draw, beta_discard = case
+    and the three of betas), the searcher in seat ``searcher``; returns its return."""
+    opponent, level, chains, from_truth, burn_in, beta_draw, beta_discard, discard_lambda = case
+    betas = (beta_draw, beta_discard, discard_lambda)
     state = K.new_state(PARAMS, deal_seed)
     deal = state.copy()
     obs = np.empty(K.OBS_SIZE, dtype=np.int64)
@@ -173,7 +217,7 @@ def _game(deal_seed, searcher, ai_seed, case):
                          A.mix(opponent_seed, moves), rng)
         elif chains and n > 1 and moves > 0 and (phase == K.PH_DRAW or phase == K.PH_DISCARD):
             _posterior_worlds(deal, actions, moves, 1 - p, drawn_by, chain_rng, from_truth,
-                              burn_in, (beta_draw, beta_discard), obs, worlds)
+                              burn_in, betas, obs, worlds)
             moves_of, n_moves, own_l, _cards, _factors, _n_ev, _model = A._prepare(obs)
             sums = np.zeros(n_moves, dtype=np.float64)
             counts = np.zeros(n_moves, dtype=np.int64)
@@ -206,27 +250,41 @@ def _games(deals, case, out):
         out[t // 2, t % 2] = _game(deals[t // 2], t % 2, np.int64(t), case)
 
 
-# id: (opponent, searcher's level, chains?, chains from the true deal?, burn-in, beta_draw,
-# beta_discard)
+# the chains' likelihoods (beta_draw, beta_discard, discard_lambda)
+EXACT = (5.0, 5.0, 0.0)
+SOFT = (2.5, 1.5, 0.0)
+GRADED = (2.5, 6.0, 1.0)
+NONE = (0.0, 0.0, 0.0)
+# id: (opponent, searcher's level, chains?, chains from the true deal?, burn-in, *betas), flat:
+# a parallel kernel takes no tuple within a tuple
 CASES = {
-    "uniform-3000": (L.NORMAL, L.EXPERT, True, False, 3000, 5.0, 5.0),
-    "uniform-10000": (L.NORMAL, L.EXPERT, True, False, 10000, 5.0, 5.0),
-    "truth-2000": (L.NORMAL, L.EXPERT, True, True, 2000, 50.0, 50.0),
-    "master-vs-expert-without": (L.EXPERT, L.MASTER, False, False, 0, 0.0, 0.0),
-    "master-vs-expert": (L.EXPERT, L.MASTER, True, False, 3000, 5.0, 5.0),
-    "master-vs-expert-soft": (L.EXPERT, L.MASTER, True, False, 3000, 2.5, 1.5),
-    "master-vs-easy-without": (L.EASY, L.MASTER, False, False, 0, 0.0, 0.0),
-    "master-vs-easy": (L.EASY, L.MASTER, True, False, 3000, 5.0, 5.0),
-    "master-vs-normal-without": (L.NORMAL, L.MASTER, False, False, 0, 0.0, 0.0),
-    "master-vs-normal": (L.NORMAL, L.MASTER, True, False, 3000, 5.0, 5.0),
+    "uniform-3000": (L.NORMAL, L.EXPERT, True, False, 3000, *EXACT),
+    "uniform-10000": (L.NORMAL, L.EXPERT, True, False, 10000, *EXACT),
+    "truth-2000": (L.NORMAL, L.EXPERT, True, True, 2000, 50.0, 50.0, 0.0),
+    "master-vs-expert-without": (L.EXPERT, L.MASTER, False, False, 0, *NONE),
+    "master-vs-expert": (L.EXPERT, L.MASTER, True, False, 3000, *EXACT),
+    "master-vs-expert-soft": (L.EXPERT, L.MASTER, True, False, 3000, *SOFT),
+    "master-vs-expert-graded": (L.EXPERT, L.MASTER, True, False, 3000, *GRADED),
+    "master-vs-easy-without": (L.EASY, L.MASTER, False, False, 0, *NONE),
+    "master-vs-easy": (L.EASY, L.MASTER, True, False, 3000, *EXACT),
+    "master-vs-normal-without": (L.NORMAL, L.MASTER, False, False, 0, *NONE),
+    "master-vs-normal": (L.NORMAL, L.MASTER, True, False, 3000, *EXACT),
 }
+
+
+def _likelihood_text(betas):
+    beta_draw, beta_discard, discard_lambda = betas
+    if discard_lambda:
+        return (f"e^-{beta_draw:g} a draw mismatch, a graded discard at lambda {discard_lambda:g}, "
+                f"e^-{beta_discard:g} a melded card discarded")
+    return f"e^-{beta_draw:g} a draw mismatch, e^-{beta_discard:g} a discard mismatch"
 
 
 @pytest.mark.benchmark(group="gin-ai-strength")
 @pytest.mark.parametrize("case_id", list(CASES))
 def test_search_on_posterior_chains(benchmark, case_id):
     case = CASES[case_id]
-    opponent, level, chains, from_truth, burn_in, beta_draw, beta_discard = case
+    opponent, level, chains, from_truth, burn_in, *betas = case
     deals = peeking_deals(PAIRS)
     out = np.zeros((PAIRS, 2))
     benchmark.pedantic(_games, args=(deals, case, out), rounds=1, iterations=1)
@@ -234,8 +292,7 @@ def test_search_on_posterior_chains(benchmark, case_id):
     rate, low, high = _rate(wins, losses)
     benchmark.extra_info.update(pairs=PAIRS, rate=rate, low=low, high=high)
     chain = (f"on a posterior chain ({'true' if from_truth else 'uniform'} start, burn-in "
-             f"{burn_in}, e^-{beta_draw:g} a draw mismatch, e^-{beta_discard:g} a discard "
-             f"mismatch)" if chains else "as it plays")
+             f"{burn_in}, {_likelihood_text(betas)})" if chains else "as it plays")
     print(f"\n{L.NAMES[level]} {chain} vs {L.NAMES[opponent]}: {rate:.3f} [{low:.3f}, "
           f"{high:.3f}], {wins}-{losses}-{2 * PAIRS - wins - losses} ({PAIRS} deal pairs)")
     assert wins + losses > 0
@@ -288,3 +345,68 @@ def test_how_often_the_levels_move_as_normal(benchmark):
         print(f"  {name}: {shares}")
         benchmark.extra_info[name] = {gin.PHASES[p]: out[p].tolist() for p in range(len(out))}
     assert all(out[K.PH_DISCARD, 0] > 0 for out in rows.values())
+
+
+@numba.njit
+def _hidden_cards_guessed(deal_seeds, opponent, betas, out):
+    """Expert in seat 0 against ``opponent``: at each of seat 0's Draw decisions after the
+    first move, ``out[r]`` gets (the opponent's hidden cards that sample ``r`` puts in its hand,
+    the hidden cards), summed over ``SAMPLES`` samples of master's sampler (r 0), expert's (1)
+    and a chain from a uniform deal at ``betas`` (2)."""
+    obs = np.empty(K.OBS_SIZE, np.int64)
+    legal = np.empty(K.NUM_ACTIONS, np.int64)
+    rng = np.zeros(1, np.int64)
+    chain_rng = np.zeros(1, np.int64)
+    worlds = np.empty((SAMPLES, K.STATE_SIZE), np.int64)
+    actions = np.empty(MAX_MOVES, np.int64)
+    for g in range(deal_seeds.shape[0]):
+        seed_slot(chain_rng, 0, A.mix(g, 0xC4A))
+        state = K.new_state(PARAMS, deal_seeds[g])
+        deal = state.copy()
+        drawn_by = np.full(K.S_HISTORY - K.S_STOCK, -1, np.int64)
+        moves = 0
+        while state[K.S_PHASE] != K.PH_GAME_OVER:
+            p = state[K.S_CURRENT]
+            K.observe(state, p, obs)
+            n = K.legal_from_obs(obs, legal)
+            if p == 0 and state[K.S_PHASE] == K.PH_DRAW and moves > 0:
+                hidden = state[K.S_HAND + 1] & ~state[K.S_KNOWN + 1]
+                _moves_of, _n, _own_l, cards, factors, n_ev, model = A._prepare(obs)
+                for k in range(SAMPLES):
+                    for r, level in ((0, L.MASTER), (1, L.EXPERT)):
+                        det = A._determinization(obs, level, A.mix(A.mix(g, moves), k), cards,
+                                                 factors, n_ev, model)
+                        out[r, 0] += popcount(det[K.S_HAND + 1] & hidden)
+                        out[r, 1] += popcount(hidden)
+                _posterior_worlds(deal, actions, moves, 1, drawn_by, chain_rng, False, 3000,
+                                  betas, obs, worlds)
+                for k in range(SAMPLES):
+                    out[2, 0] += popcount(worlds[k, K.S_HAND + 1] & hidden)
+                    out[2, 1] += popcount(hidden)
+            level = L.EXPERT if p == 0 else opponent
+            a = A.decide(obs, legal, n, level, A.default_iterations(level),
+                         A.mix(A.mix(g, p), moves), rng)
+            if a == K.DRAW_STOCK:
+                drawn_by[state[K.S_STOCK_SIZE] - 1] = p
+            actions[moves] = a
+            K.apply_action(state, a)
+            moves += 1
+
+
+@pytest.mark.benchmark(group="gin-ai-strength")
+@pytest.mark.parametrize("opponent", [L.NORMAL, L.EXPERT, L.EASY], ids=["normal", "expert", "easy"])
+@pytest.mark.parametrize("betas", [EXACT, SOFT, GRADED], ids=["exact", "soft", "graded"])
+def test_hidden_cards_guessed_against(benchmark, opponent, betas):
+    """How much of the opponent's hidden hand the chains and the levels' samplers get right,
+    against each opponent: the chains read normal best, and expert and easy little better than
+    master's sampler does. ``MELDMIND_STRENGTH_PAIRS / 25`` games, at least 2."""
+    games = max(PAIRS // 25, 2)
+    out = np.zeros((3, 2))
+    benchmark.pedantic(_hidden_cards_guessed, args=(peeking_deals(games), opponent, betas, out),
+                       rounds=1, iterations=1)
+    master, expert, chain = out[:, 0] / out[:, 1]
+    benchmark.extra_info.update(games=games, master=master, expert=expert, chain=chain)
+    print(f"\nagainst {L.NAMES[opponent]}, {games} games: hidden cards guessed right by master's "
+          f"sampler {master:.3f}, expert's {expert:.3f}, a chain ({_likelihood_text(betas)}) "
+          f"{chain:.3f}")
+    assert 0.0 < min(master, expert, chain) and max(master, expert, chain) < 1.0
