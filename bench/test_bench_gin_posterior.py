@@ -50,7 +50,8 @@ MAX_MOVES = 1024                # more than a game's moves
 def _graded_discard_cost(obs, a, discard_lambda, meld_cost):
     """-log P(discard ``a``) under a graded normal: ``meld_cost`` for a card the best partition
     melds, else a softmax at ``discard_lambda`` over normal's scores of the cards it may discard
-    (``ai_gin._normal_discard``), so a discard normal scores close to its own costs little."""
+    (``ai_gin.normal_discard_score``; the upcard just taken, which normal keeps, scores 0), so
+    a discard normal scores close to its own costs little."""
     h = obs[K.O_HAND]
     l11 = A._left(h)
     if not (l11 & K.bit(a)):
@@ -68,9 +69,7 @@ def _graded_discard_cost(obs, a, discard_lambda, meld_cost):
     while m:
         low = m & -m
         c = A.lowest_bit(low)
-        score = 2 * A.VALUE[c] - A.W_FEED * A.feed_risk(low, opp_known, near)
-        if partial & low:
-            score -= 2 * A.W_PARTIAL
+        score = A.normal_discard_score(c, partial, opp_known, near)
         total += np.exp(discard_lambda * score)
         if c == a:
             score_of_a = score

@@ -405,6 +405,17 @@ def _layable(chain, arr, public, laid):
 
 
 # ---- the easy and normal decisions on masks (shared by policy and rollouts) --------------------
+@njit(cache=True, inline="always")
+def normal_discard_score(c, part, opp_known, near):
+    """Normal's score of discarding deadwood card ``c`` (module docstring, in half points):
+    ``part``: the hand's cards in a partial meld; ``near``: ``_near(opp_known)``."""
+    low = G.bit(c)
+    sc = 2 * VALUE[c]
+    if part & low:
+        sc -= 2 * W_PARTIAL
+    return sc - W_FEED * feed_risk(low, opp_known, near)
+
+
 @njit(cache=True)
 def _normal_discard(l11, avoid, live, opp_known):
     """Normal's discard among the deadwood cards ``l11`` (not ``avoid`` unless it is the only
@@ -422,10 +433,7 @@ def _normal_discard(l11, avoid, live, opp_known):
     while m:
         low = m & -m
         c = lowest_bit(low)
-        sc = 2 * VALUE[c]
-        if part & low:
-            sc -= 2 * W_PARTIAL
-        sc -= W_FEED * feed_risk(low, opp_known, near)
+        sc = normal_discard_score(c, part, opp_known, near)
         k = sc * 64 + TIE[c]
         if k > bk:
             bk = k
