@@ -138,6 +138,7 @@ def _posterior_worlds(deal, actions, n_actions, opp, drawn_by, rng, from_truth, 
     if not from_truth:
         for q in range(n_slots - 1, 0, -1):      # a uniform deal of the same cards
             _swap(current, hand, positions, opp, q, below(rng, 0, q + 1))
+    # the newest state under which every move replays legally: where the chain's worlds come from
     mismatches, world = _replay_mismatches(current, actions, n_actions, opp, obs, legal, *betas)
     legal_world = world if world.shape[0] > 0 else A._sample(
         searcher_obs, A.mix(np.int64(below(rng, 0, 1 << 30)), 1), A.improve_turns(searcher_obs))
@@ -147,7 +148,7 @@ def _posterior_worlds(deal, actions, n_actions, opp, drawn_by, rng, from_truth, 
     while taken < out.shape[0]:
         if step >= burn_in and (step - burn_in) % SPACING == 0:
             sample = out[taken]
-            copy_into(sample, world if world.shape[0] > 0 else legal_world)
+            copy_into(sample, legal_world)
             shuffle(rng, 0, sample[K.S_STOCK:], sample[K.S_STOCK_SIZE])
             taken += 1
         step += 1
@@ -164,9 +165,9 @@ def _posterior_worlds(deal, actions, n_actions, opp, drawn_by, rng, from_truth, 
                                                 *betas)
         warm = min(1.0, 0.2 + step / max(burn_in, 1))     # the penalty grows over the burn-in
         if proposed <= mismatches or unit(rng, 0) < np.exp(-warm * (proposed - mismatches)):
-            current, hand, mismatches, world = proposal, proposed_hand, proposed, replayed
-            if world.shape[0] > 0:
-                legal_world = world
+            current, hand, mismatches = proposal, proposed_hand, proposed
+            if replayed.shape[0] > 0:
+                legal_world = replayed
 
 
 @numba.njit
@@ -347,7 +348,7 @@ def test_how_often_the_levels_move_as_normal(benchmark):
 
 
 @numba.njit
-def _hidden_cards_guessed(deal_seeds, opponent, betas, out):
+def _hidden_cards_guessed_by_samplers(deal_seeds, opponent, betas, out):
     """Expert in seat 0 against ``opponent``: at each of seat 0's Draw decisions after the
     first move, ``out[r]`` gets (the opponent's hidden cards that sample ``r`` puts in its hand,
     the hidden cards), summed over ``SAMPLES`` samples of master's sampler (r 0), expert's (1)
@@ -401,8 +402,8 @@ def test_hidden_cards_guessed_against(benchmark, opponent, betas):
     master's sampler does. ``MELDMIND_STRENGTH_PAIRS / 25`` games, at least 2."""
     games = max(PAIRS // 25, 2)
     out = np.zeros((3, 2))
-    benchmark.pedantic(_hidden_cards_guessed, args=(peeking_deals(games), opponent, betas, out),
-                       rounds=1, iterations=1)
+    benchmark.pedantic(_hidden_cards_guessed_by_samplers,
+                       args=(peeking_deals(games), opponent, betas, out), rounds=1, iterations=1)
     master, expert, chain = out[:, 0] / out[:, 1]
     benchmark.extra_info.update(games=games, master=master, expert=expert, chain=chain)
     print(f"\nagainst {L.NAMES[opponent]}, {games} games: hidden cards guessed right by master's "
