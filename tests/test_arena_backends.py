@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 
 import meldmind
 from meldmind import OptionError
-from meldmind.tournament import _ray_backend
+from meldmind.tournament import _ray_backend, _shut_down
 
 
 def _figures(result):
@@ -237,3 +238,27 @@ def test_a_worker_that_dies_fails_the_arena_instead_of_hanging_it():
     assert len(error_lines) == 1 and "terminated" in error_lines[0] and "SIGKILL" in error_lines[0]
     assert err.rstrip().endswith(error_lines[0])     # nothing follows the error line
     assert seconds < 10
+
+
+class _SlowToSend:
+    """A task argument whose pickling takes a second: the task queue's feeder thread is still
+    sending it when the pool stops."""
+
+    def __reduce__(self):
+        time.sleep(1.0)
+        return (_SlowToSend, ())
+
+
+def test_a_stopped_pool_leaves_no_thread_of_its_own_running():
+    """The arena waits for its task queue's feeder thread, the last holder of the queue's
+    semaphores: a process that exits while that thread still runs has one unlinked but never
+    struck off loky's resource tracker, which warns of it after the arena's last line."""
+    from loky import ProcessPoolExecutor
+
+    before = set(threading.enumerate())
+    pool = ProcessPoolExecutor(max_workers=1)
+    pool.submit(time.sleep, 60)
+    pool.submit(id, _SlowToSend())
+    time.sleep(0.3)     # the feeder thread is now pickling the second task
+    _shut_down(pool, kill_workers=True)
+    assert [thread for thread in threading.enumerate() if thread not in before] == []

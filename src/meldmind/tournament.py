@@ -33,6 +33,7 @@ Z95 = 1.959963984540054
 _CHUNK = 8   # deals per task sent to a worker process
 _ORPHAN_CHECK_SECONDS = 0.5     # how often a worker checks that the arena's process lives
 _EXIT_ORPHANED = 3              # a worker's exit status when that process died
+_FEEDER_EXIT_SECONDS = 5        # the longest an arena waits for its task queue's thread to end
 # The arena plans every batch and keeps every game's result: a million deals hold over
 # 300 MB. A longer match is several seeds, each naming its own deals.
 MAX_DEALS = 1_000_000
@@ -316,10 +317,25 @@ def _run_on_processes(jobs: list[tuple], processes: int, done) -> list:
     except BaseException:
         # Ctrl-C or an error: the batches under way are stopped, not waited for (a batch of
         # full CardVerse games runs for minutes), and the rest never start
-        pool.shutdown(wait=True, kill_workers=True)
+        _shut_down(pool, kill_workers=True)
         raise
-    pool.shutdown(wait=True)
+    _shut_down(pool, kill_workers=False)
     return parts
+
+
+def _shut_down(pool, *, kill_workers: bool) -> None:
+    """Stop ``pool``, and wait for the thread that fed its task queue, which loky leaves to end on
+    its own. That thread may drop the last references to the queue's semaphores, and so unlink
+    them; should the process exit meanwhile (a CLI arena's does at once), one is unlinked but
+    never struck off loky's resource tracker, which then prints two warnings after the arena's
+    last line."""
+    call_queue = getattr(pool, "_call_queue", None)     # loky's own, which shutdown drops
+    pool.shutdown(wait=True, kill_workers=kill_workers)
+    feeder = getattr(call_queue, "_thread", None)
+    if feeder is not None:
+        # it has its stop signal, and a few small tasks at most to send before it: the bound is
+        # for a pipe that no worker reads any more
+        feeder.join(timeout=_FEEDER_EXIT_SECONDS)
 
 
 def arena(variant: str, level_a: str, level_b: str, *, deals: SupportsIndex = 1000,
