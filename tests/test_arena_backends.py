@@ -262,3 +262,11 @@ def test_a_stopped_pool_leaves_no_thread_of_its_own_running():
     time.sleep(0.3)     # the feeder thread is now pickling the second task
     _shut_down(pool, kill_workers=True)
     assert [thread for thread in threading.enumerate() if thread not in before] == []
+
+
+@pytest.mark.parametrize("progress", [False, True], ids=["quiet", "progress bar"])
+def test_an_arena_leaves_no_thread_running(progress):
+    """An embedder's process keeps no thread of the arena's, the progress bar's included."""
+    before = set(threading.enumerate())
+    meldmind.arena("gin", "easy", "beginner", deals=2, seed=1, processes=1, progress=progress)
+    assert [thread for thread in threading.enumerate() if thread not in before] == []

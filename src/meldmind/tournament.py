@@ -410,9 +410,16 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: SupportsIndex = 10
 
 def _progress(total: int, label: str, enabled: bool):
     from tqdm import tqdm
+
+    class Bar(tqdm):
+        # without the thread that tqdm starts for every bar, even a disabled one, and leaves
+        # running in the embedder's process: it redraws stalled bars, and this one moves once a
+        # batch, seconds apart, each move drawn (miniters=1)
+        monitor_interval = 0
+
     # no stderr at all under pythonw, or when started with it closed
-    return tqdm(total=total, desc=label, unit="deal", disable=not enabled or sys.stderr is None,
-                file=sys.stderr, leave=False)
+    return Bar(total=total, desc=label, unit="deal", disable=not enabled or sys.stderr is None,
+               file=sys.stderr, leave=False, miniters=1)
 
 
 def format_table(results: list[ArenaResult]) -> str:
