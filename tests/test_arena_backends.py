@@ -266,7 +266,8 @@ def test_a_stopped_pool_leaves_no_thread_of_its_own_running():
 
 @pytest.mark.parametrize("progress", [False, True], ids=["quiet", "progress bar"])
 def test_an_arena_leaves_no_thread_running(progress):
-    """An embedder's process keeps no thread of the arena's, the progress bar's included."""
+    """An embedder's process keeps no thread of the arena's: neither the worker pool's nor the
+    progress bar's."""
     before = set(threading.enumerate())
-    meldmind.arena("gin", "easy", "beginner", deals=2, seed=1, processes=1, progress=progress)
+    meldmind.arena("gin", "easy", "beginner", deals=2, seed=1, processes=2, progress=progress)
     assert [thread for thread in threading.enumerate() if thread not in before] == []
