@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import meldmind.ai
+import meldmind.cli as cli
 from meldmind import MeldmindError, new_game, suggest
 from meldmind.cli import EXIT_INTERRUPTED, EXIT_REFUSED, EXIT_USAGE, main
 from test_arena_backends import default_sigint
@@ -241,6 +242,15 @@ def test_a_refused_observation_has_its_own_exit_status(monkeypatch, capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert (f"{EXIT_USAGE} for bad flags" in text and f"{EXIT_REFUSED} when the observation is "
             f"refused" in text and f"{EXIT_INTERRUPTED} when interrupted" in text)
+
+
+def test_ctrl_c_while_the_command_line_is_read_exits_quietly(monkeypatch, capsys):
+    """Building the parser loads the game modules: a Ctrl-C then is caught like any other."""
+    def interrupted():
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert main(["hint"]) == EXIT_INTERRUPTED
+    assert capsys.readouterr() == ("", "")
 
 
 def test_ctrl_c_while_hint_lines_waits_for_input_exits_quietly():

@@ -336,10 +336,10 @@ def _handle_pending_signals() -> None:
 def main(argv: list[str] | None = None) -> int:
     if sys.stderr is None:      # started with it closed (2>&-): progress and errors go nowhere
         sys.stderr = open(os.devnull, "w")
-    args = build_parser().parse_args(argv)
-    if sys.stdout is None:      # closed (>&-): refused before an arena plays for nothing
-        return _fail("standard output is closed, so the result would be lost", EXIT_FAILED)
     try:
+        args = build_parser().parse_args(argv)
+        if sys.stdout is None:  # closed (>&-): refused before an arena plays for nothing
+            return _fail("standard output is closed, so the result would be lost", EXIT_FAILED)
         code = args.run(args)
         sys.stdout.flush()      # a full disk fails here, while an error line can still say so
         _handle_pending_signals()   # the call itself is the check: see its docstring

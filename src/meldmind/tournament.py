@@ -354,7 +354,7 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: SupportsIndex = 10
 
     ``backend`` says where the games run. ``"processes"``: local processes, ``processes`` of
     them (default: one per core), which need no ``if __name__ == "__main__":`` guard in the
-    calling script; with 1, this process, where a Ctrl-C waits for the game under way (native
+    calling script; with 1, this process, where a Ctrl-C waits for the move under way (native
     code, which Python cannot interrupt). ``"ray"``: one Ray task per batch of deals, on the
     cluster of ``RAY_ADDRESS`` or a local Ray instance, at most ``processes`` tasks at a time
     (default: as many as the cluster runs). ``"auto"``: Ray when a Ray cluster is in use
