@@ -165,6 +165,74 @@ def test_a_stock_draw_passes_over_the_top_of_the_pile():
     _refused(_edit(obs, hand_history=history), "taken_this_turn", f"hand_history.declined[{seat}]")
 
 
+def _both_retook(obs):
+    """Two seats, each of which took a card and discarded it again. The history's lists are sets
+    of cards, so they then hold fewer cards than the turns had events, and their counts alone
+    cannot tell a card passed over from one left out."""
+    history = obs["hand_history"]
+    return len(obs["hand_sizes"]) == 2 and all(
+        set(taken) & set(thrown) for taken, thrown in zip(history["taken"], history["discarded"]))
+
+
+def _passed_over_instead(obs, pick):
+    """``obs`` with the first card seat ``p`` passed over replaced by ``card``, where ``pick``
+    gives ``(p, card)`` for the observation's history."""
+    history = copy.deepcopy(obs["hand_history"])
+    seat, card = pick(obs)
+    history["declined"][seat][0] = card
+    return _edit(obs, hand_history=history)
+
+
+def _other_seats_pass(obs):
+    """A card that seat ``q`` passed over after taking it once from seat ``p``, and ``p``, which
+    has passed over some card: ``p`` could have met it too, on the turn ``q`` discarded it."""
+    history = obs["hand_history"]
+    for q, p in ((0, 1), (1, 0)):
+        both_threw = set(history["declined"][q]) & set(history["discarded"][q])
+        if both_threw and history["declined"][p]:
+            return p, min(both_threw)
+    return None
+
+
+def _gone_from_the_pile(obs):
+    """A discard that seat ``p`` met and took, no longer in the pile, for a ``p`` that has passed
+    over some card."""
+    history = obs["hand_history"]
+    for p in (0, 1):
+        gone = (set(history["discarded"][1 - p]) - set(obs["discard_pile"])
+                - set(history["declined"][p]))
+        if gone and history["declined"][p]:
+            return p, min(gone)
+    return None
+
+
+def test_a_card_passed_over_stays_covered_and_was_passed_over_once():
+    """Only the top of the pile can be taken, and a card is passed over when it tops the pile at
+    a stock draw; the drawer's discard then covers it for the rest of the hand. Each edit below
+    keeps every count of the history: both seats took a card back, so the counts cannot tell."""
+    # every card under the top was passed over: erasing that is refused
+    obs = _find(lambda o: o["phase"] == "draw" and len(o["discard_pile"]) >= 3 and _both_retook(o)
+                and any(o["discard_pile"][0] in thrown
+                        for thrown in o["hand_history"]["discarded"]))
+    history = copy.deepcopy(obs["hand_history"])
+    history["declined"] = [[], []]
+    _refused(_edit(obs, hand_history=history), "discard_pile[0]", "hand_history.declined")
+    # no second seat can pass over a card that stays covered
+    obs = _find(lambda o: _both_retook(o) and _other_seats_pass(o) is not None)
+    seat = _other_seats_pass(obs)[0]
+    _refused(_passed_over_instead(obs, _other_seats_pass), f"hand_history.declined[{seat}]")
+    # nor can a card passed over have left the pile
+    obs = _find(lambda o: _both_retook(o) and _gone_from_the_pile(o) is not None)
+    _refused(_passed_over_instead(obs, _gone_from_the_pile), "hand_history.declined",
+             "discard_pile")
+    # and the top is passed over only once the seat to move has drawn
+    obs = _find(lambda o: o["phase"] == "draw" and _both_retook(o)
+                and o["hand_history"]["declined"][o["to_move"]])
+    top = obs["discard_pile"][-1]
+    _refused(_passed_over_instead(obs, lambda o: (o["to_move"], top)), "hand_history.declined",
+             "discard_pile")
+
+
 def test_scores_and_the_last_hand_must_fit_the_game():
     _refused(_edit(START, scores=[5, 0]), "scores")
     later = _find(lambda o: o["hand_number"] == 2 and len(o["hand_sizes"]) == 2)

@@ -363,6 +363,42 @@ def _check_turns(o: list[int], n: int, pile: list[int]) -> None:
                                f"and passed over {_card(pile[-1])}, the top of 'discard_pile': "
                                f"it must be in 'hand_history.declined[{mover}]'")
     _check_pile_order(o, n, pile, upcard)
+    _check_passed_over(declined, pile, in_pile, play)
+
+
+def _check_passed_over(declined: list[int], pile: list[int], in_pile: int, play: int) -> None:
+    """A card passed over (a stock draw while it topped the pile) is covered by that seat's
+    discard and stays covered: only the top can be taken, and whoever takes the card above it
+    covers it again before the next draw. So each card under the top was passed over exactly
+    once, by one seat, and so was the top once the seat to move has drawn ('play'). The counts
+    of ``_check_turns`` cannot see this once a card was taken and discarded again."""
+    seen = 0
+    for p, mask in enumerate(declined):
+        if seen & mask:
+            card = (seen & mask).bit_length() - 1
+            other = next(q for q in range(p) if declined[q] >> card & 1)
+            raise _Reader.fail(f"'hand_history.declined[{other}]' and "
+                               f"'hand_history.declined[{p}]' both name {_card(card)}: a card "
+                               "passed over stays covered in 'discard_pile', so only one seat "
+                               "can pass over it")
+        seen |= mask
+    if seen & ~in_pile:
+        raise _Reader.fail(f"'hand_history.declined' names "
+                           f"{_card((seen & ~in_pile).bit_length() - 1)}, which is not in "
+                           "'discard_pile': a card passed over stays covered there")
+    covered = in_pile
+    if pile and not play:
+        if seen >> pile[-1] & 1:
+            raise _Reader.fail(f"'hand_history.declined' names {_card(pile[-1])}, the top of "
+                               "'discard_pile', which the seat to move has not drawn over yet")
+        covered &= ~(1 << pile[-1])
+    if covered & ~seen:
+        index = next(i for i, c in enumerate(pile) if (covered & ~seen) >> c & 1)
+        raise _Reader.fail(f"'discard_pile[{index}]' ({_card(pile[index])}) is in no seat's "
+                           "'hand_history.declined', but "
+                           + ("the seat to move has drawn, so every pile card, the top too, was "
+                              if play else "every card under the top was ")
+                           + "passed over by the seat that drew while it topped the pile")
 
 
 def _check_pile_order(o: list[int], n: int, pile: list[int], upcard: int) -> None:
