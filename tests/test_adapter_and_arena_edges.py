@@ -229,12 +229,12 @@ def test_under_a_budget_each_move_is_searched_on_time_from_the_movers_view(monke
         _, ai_seed, seats = calls[start]
         assert ai_seed == ai_seed_of(6, 0, a)
         moves = calls[start + 1:end]
-        assert len(moves) > 10
         for step, (level, obs, settings) in enumerate(moves):
             seat = int(obs[GIN.O_SEAT])
             assert obs[GIN.O_CURRENT] == seat and level == seats[seat]
             assert settings == {"seed": derived_seed(ai_seed, "move", step), "iterations": None,
                                 "budget_ms": 1.0}
+        # the game's length depends on what each 1 ms search reached; both seats moved in it
         assert {level for level, _, _ in moves} == {"expert", "beginner"}
 
 
