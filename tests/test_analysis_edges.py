@@ -12,7 +12,7 @@ import pytest
 from numba import njit
 
 from meldmind import (Meld, MeldmindError, analyze_batch, analyze_hand, encode_hands,
-                      layoff_targets)
+                      layoff_targets, melds_in)
 from meldmind.cli import main
 from meldmind.kernels import bridge
 
@@ -52,6 +52,23 @@ def test_kirolo_deadwood_by_value_then_element():
     a = analyze_hand("kirolo", "ME02a FI09a WA02a EA11a")
     assert a.deadwood == ("WA02a", "ME02a", "FI09a", "EA11a")
     assert (a.deadwood_count, a.deadwood_points) == (4, 2 + 2 + 9 + 11)
+
+
+def test_kirolo_deadwood_of_one_value_by_element_then_copy():
+    # two 4s of Earth and one of Fire, no series: Fire before Earth (E6), then copy a before b
+    assert analyze_hand("kirolo", "EA04a FI04b EA04b WA09a").deadwood == (
+        "FI04b", "EA04a", "EA04b", "WA09a")
+
+
+@pytest.mark.parametrize("hand", ["AH 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH",
+                                  "AH 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH JK1",
+                                  "AH 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH JK1"])
+def test_a_whole_suit_is_one_run_in_the_rami_melds(hand):
+    """A...K and 2...A are the same thirteen cards (RULES.md §2.5.2): ``melds_in`` lists that run
+    once, with its joker if it has one."""
+    melds = melds_in("rami", hand)
+    assert len(melds) == len(set(melds))
+    assert sum(len(m.cards) == 13 for m in melds) == 1
 
 
 def test_kirolo_action_cards_are_listed_apart_and_counted_nowhere(capsys):

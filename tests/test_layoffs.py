@@ -283,6 +283,47 @@ def test_regression_meld_with_an_impossible_joker_declaration_is_rejected():
         layoff_targets("rami", "10S", [Meld(("JK1", "QS", "KS"), "run", ("9H",))])
 
 
+@pytest.mark.parametrize("variant, group, hand, expected", [
+    # 9♦ 9♥ 9♠ [JK = 9♣, the one missing suit]: a group of four, which takes nothing
+    ("rami", "9D 9H 9S JK1", "9C JK2", set()),
+    # 9♦ 9♥ [JK = 9♣/9♠]: 9♣ or 9♠ joins it
+    ("rami", "9D 9H JK1", "9C 9S 4H", {("9C", 0, "group"), ("9S", 0, "group")}),
+    # KIROLO FI5 WA5 EA5 WO5 [JOKER = ME5]: a group of five, which takes nothing
+    ("kirolo", "FI05a WA05a EA05a WO05a JOKER", "ME05a", set()),
+])
+def test_a_group_from_analyze_hand_is_accepted_as_it_is_written(variant, group, hand, expected):
+    """The analysis declares a group's joker as the missing suits (one, or "9C/9S"); given back
+    as a table meld it answers as the group written as cards does."""
+    (meld,) = analyze_hand(variant, group).melds
+    assert meld.kind == "group" and len(meld.joker_stands_for) == 1
+    assert targets(variant, hand, [meld]) == targets(variant, hand, [group]) == expected
+
+
+@pytest.mark.parametrize("meld, message", [
+    # one joker cannot stand for two cards (it offered 5♠ as if A♠ 2♠ 3♠ 4♠ were on the table)
+    (Meld(("AS", "2S", "JK1"), "run", ("3S", "4S")), "names 2 cards, but the meld has 1 joker"),
+    (Meld(("AS", "2S", "3S"), "run", ("4S",)), "names 1 card, but the meld has 0 jokers"),
+    (Meld(("AS", "2S", "JK1"), "run", (5,)), "a tuple of card texts, one per joker"),
+    (Meld(("AS", "2S", "JK1"), "run", None), "a tuple of card texts, one per joker"),
+    (Meld(("AS", "2S", "JK1"), "run", "3S"), "a tuple of card texts, one per joker"),
+    # 9♥ is in the group: the joker stands for a missing suit
+    (Meld(("9D", "9H", "9S", "JK1"), "group", ("9H",)), "a joker cannot stand for 9H"),
+    (Meld(("9D", "9H", "9S"), "run"), "9D 9H 9S is not a valid rami run"),
+    (Meld(("5S", "6S", "7S"), "group"), "5S 6S 7S is not a valid rami group"),
+    (Meld(("5S", "6S", "7S"), "sequence"), "kind is 'group' or 'run', not 'sequence'"),
+])
+def test_a_meld_that_declares_what_it_cannot_be_is_refused(meld, message):
+    with pytest.raises(MeldmindError, match=message):
+        layoff_targets("rami", "4S 8S 9C", [meld])
+
+
+def test_a_kirolo_series_cannot_hold_an_action_card():
+    """RULES.md §1.6: a series is Element cards and Jokers; EXCHANGE and SEARCH are in none."""
+    for meld in ("FI01a FI02a FI03a EXCHANGE", "FI05a WA05a EA05a SEARCH"):
+        with pytest.raises(MeldmindError, match="is not a valid kirolo meld: .* is in no meld"):
+            layoff_targets("kirolo", "FI04a", [meld])
+
+
 # ---------------------------------------------------------------------------------------------
 # invalid table melds
 # ---------------------------------------------------------------------------------------------

@@ -153,13 +153,14 @@ def _unmeldable(variant: Variant, ids: list[int]) -> list[int]:
     return [c for c in ids if card_bit(variant, c) < 0 and not is_joker(variant, c)]
 
 
-def _leftover_order(variant: Variant, card: int) -> tuple[int, int]:
-    """Deadwood is shown by rank, then suit (RULES.md E6)."""
+def _leftover_order(variant: Variant, card: int) -> tuple[int, int, int]:
+    """Deadwood is shown by rank (KIROLO: value), then suit (element; RULES.md E6), then
+    copy."""
     if is_joker(variant, card):
-        return (99, card)
+        return (99, 0, card)
     bit = card_bit(variant, card)
     width = 12 if variant.deck == "kirolo" else 13
-    return (bit % width, card)
+    return (bit % width, bit // width, card)
 
 
 def analyze_hand(variant: str, cards: str | Iterable[str], *,
@@ -211,7 +212,8 @@ def melds_in(variant: str, cards: str | Iterable[str], *,
     ids = [c for c in ids if c not in unmeldable]
     a1, a2, jokers = hand_mask(v, ids)
     rows = handalg.melds_in_hand(v.kernel_id, _naturals(v, a1), a2, jokers, **_kernel_args(opts))
-    return tuple(_meld_from_row(v, row, *_card_slots(v, ids)) for row in rows)
+    # a whole suit is one run read ace low and ace high (Rami FR's two opening values): once here
+    return tuple(dict.fromkeys(_meld_from_row(v, row, *_card_slots(v, ids)) for row in rows))
 
 
 def encode_hands(variant: str, hands: Sequence[str | Iterable[str]]) -> np.ndarray:
@@ -323,25 +325,37 @@ class LayOff:
 def _table_meld(variant: Variant, meld: Meld | Sequence[str] | str, max_jokers_per_series: int
                 ) -> tuple[int, int, int, int]:
     """(kind, natural mask, joker_for mask, jokers) of a table meld."""
-    stands = meld.joker_stands_for if isinstance(meld, Meld) else None
+    declared = meld if isinstance(meld, Meld) else None     # its kind and jokers declared
     ids = parse_cards(variant, meld.cards if isinstance(meld, Meld) else meld)
-    cards = [format_card(variant, c) for c in ids]
+    cards = " ".join(format_card(variant, c) for c in ids)
+    action_cards = _unmeldable(variant, ids)
+    if action_cards:
+        raise MeldmindError(f"{cards} is not a valid {variant.name} meld: "
+                            f"{format_card(variant, action_cards[0])} is in no meld")
     a1, _, jokers = hand_mask(variant, ids)
     naturals = _naturals(variant, a1)
-    if stands and jokers and not any("/" in text for text in stands):
-        # a run whose jokers are declared: the naturals plus what the jokers stand for must
-        # form a natural run
+    stands = _declared_stands(cards, declared, jokers) if declared else ()
+    if declared and stands and declared.kind == "run":
+        # the declared jokers: the naturals plus what they stand for must form a natural run
         joker_for = hand_mask(variant, parse_cards(variant, stands))[0]
         if joker_for & naturals or not _is_run(variant, naturals | joker_for):
-            raise MeldmindError(f"in {' '.join(cards)} the jokers cannot stand for {' '.join(stands)}")
+            raise MeldmindError(f"in {cards} the jokers cannot stand for {' '.join(stands)}")
         return KINDS.index("run"), naturals, joker_for, jokers
     rows = handalg.melds_in_hand(variant.kernel_id, naturals, 0, jokers, max_jokers_per_series)
-    fits = [r for r in rows if int(r["mask"]) == naturals and int(r["jokers"]) == jokers]
+    fits = [r for r in rows if int(r["mask"]) == naturals and int(r["jokers"]) == jokers
+            and not (declared and KINDS[int(r["kind"])] != declared.kind)]
     if not fits:
-        raise MeldmindError(f"{' '.join(cards)} is not a valid {variant.name} meld")
-    kind = int(fits[0]["kind"])
-    if KINDS[kind] == "group" or not jokers:
-        return kind, naturals, int(fits[0]["joker_for"]), jokers
+        raise MeldmindError(f"{cards} is not a valid {variant.name} "
+                            f"{declared.kind if declared else 'meld'}")
+    kind, joker_for = int(fits[0]["kind"]), int(fits[0]["joker_for"])
+    if KINDS[kind] == "group":
+        # a group's joker stands for any missing suit (element): a declared one must be missing
+        for text in stands:
+            if hand_mask(variant, parse_cards(variant, text.split("/")))[0] & ~joker_for:
+                raise MeldmindError(f"in {cards} a joker cannot stand for {text}")
+        return kind, naturals, joker_for, jokers
+    if not jokers:
+        return kind, naturals, joker_for, jokers
     # A run's jokers may stand at either end; the kernel names one reading. Where the jokers
     # stand as written says which (RULES.md §2.5: the player declares them).
     readings = _run_readings(variant, naturals, jokers)
@@ -349,10 +363,25 @@ def _table_meld(variant: Variant, meld: Meld | Sequence[str] | str, max_jokers_p
         readings = [joker_for for joker_for in readings
                     if _written_in_run_order(variant, ids, joker_for)]
         if len(readings) != 1:
-            raise MeldmindError(f"in {' '.join(cards)} the jokers can stand for different cards: "
+            raise MeldmindError(f"in {cards} the jokers can stand for different cards: "
                                 f"write the run in order, each joker in its place, or give a Meld "
                                 f"with joker_stands_for")
     return kind, naturals, readings[0], jokers
+
+
+def _declared_stands(cards: str, meld: Meld, jokers: int) -> tuple[str, ...]:
+    """A ``Meld``'s kind and ``joker_stands_for``, checked for form: one text per joker."""
+    if meld.kind not in KINDS:
+        raise MeldmindError(f"a Meld's kind is 'group' or 'run', not {meld.kind!r}")
+    stands = meld.joker_stands_for
+    if not isinstance(stands, (tuple, list)) or not all(isinstance(t, str) for t in stands):
+        raise MeldmindError(f"the joker_stands_for of {cards} is a tuple of card texts, one per "
+                            f"joker, not {stands!r}")
+    if stands and len(stands) != jokers:
+        raise MeldmindError(f"the joker_stands_for of {cards} names {len(stands)} "
+                            f"card{'s' * (len(stands) != 1)}, but "
+                            f"the meld has {jokers} joker{'s' * (jokers != 1)}: one card per joker")
+    return tuple(stands)
 
 
 def _is_run(variant: Variant, whole: int) -> bool:
