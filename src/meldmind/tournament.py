@@ -354,9 +354,10 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: SupportsIndex = 10
 
     ``backend`` says where the games run. ``"processes"``: local processes, ``processes`` of
     them (default: one per core), which need no ``if __name__ == "__main__":`` guard in the
-    calling script; with 1, this process, where a Ctrl-C waits for the move under way (native
-    code, which Python cannot interrupt). ``"ray"``: one Ray task per batch of deals, on the
-    cluster of ``RAY_ADDRESS`` or a local Ray instance, at most ``processes`` tasks at a time
+    calling script; with 1, this process, where a Ctrl-C waits for the move under way, or for
+    a game of levels that do not search, played in one call (native code, which Python cannot
+    interrupt). ``"ray"``: one Ray task per batch of deals, on the cluster of ``RAY_ADDRESS``
+    or a local Ray instance, at most ``processes`` tasks at a time
     (default: as many as the cluster runs). ``"auto"``: Ray when a Ray cluster is in use
     (``ray.init`` called, or ``RAY_ADDRESS`` set), else local processes. With ``iterations`` or
     the default budgets the result does not depend on the backend; under ``budget_ms`` each
