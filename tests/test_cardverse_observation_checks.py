@@ -233,6 +233,38 @@ def test_a_card_passed_over_stays_covered_and_was_passed_over_once():
              "discard_pile")
 
 
+def test_a_card_taken_after_the_first_turn_is_the_last_discard():
+    # seat 0 takes the upcard on turn 0, seat 1 draws and discards, seat 0 takes that discard:
+    # claiming it took the upcard again is refused
+    game = new_game("cardverse", seed=1)
+    game.play("take discard")
+    upcard = game.observation(0)["taken_this_turn"]
+    game.play(f"discard {next(c for c in game.observation(0)['hand'] if c != upcard)}")
+    game.play("draw stock")
+    game.play(f"discard {game.observation(1)['hand'][0]}")
+    game.play("take discard")
+    obs = game.observation(0)
+    CV.observation_array(obs)
+    edited = _edit(obs, taken_this_turn=upcard)
+    del edited["legal_moves"]
+    _refused(edited, "taken_this_turn", "hand_history.discarded[1]")
+
+
+def test_a_hand_that_ended_held_at_most_the_cards_dealt():
+    # hand 1 ends after one turn (max_turns 1); a loser's 300 points would need more than the
+    # 7 cards dealt (at most 70 points: seven cards of value 10)
+    game = new_game("cardverse", seed=1, options={"target_score": 1000, "max_turns": 1})
+    game.play("draw stock")
+    game.play(f"discard {game.observation(0)['hand'][0]}")
+    obs = game.observation(game.to_move)
+    last = copy.deepcopy(obs["last_hand"])
+    winner = last["winner"]
+    last["hand_values"][1 - winner] = 300
+    scores = list(obs["scores"])
+    scores[winner] = 300
+    _refused(_edit(obs, last_hand=last, scores=scores), "last_hand.hand_values")
+
+
 def test_scores_and_the_last_hand_must_fit_the_game():
     _refused(_edit(START, scores=[5, 0]), "scores")
     later = _find(lambda o: o["hand_number"] == 2 and len(o["hand_sizes"]) == 2)

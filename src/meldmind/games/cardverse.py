@@ -350,10 +350,16 @@ def _check_turns(o: list[int], n: int, pile: list[int]) -> None:
     _check_count("'discard_pile'", len(pile), 1 + turn - takes, any(again),
                  f"the upcard and {turn} discards ('turn'), less {takes} taken "
                  "('hand_history.taken')")
-    if o[K.O_TAKEN] < 0:
+    taken_now = o[K.O_TAKEN]
+    before = (mover - 1) % n
+    if taken_now >= 0 and turn and not discarded[before] >> taken_now & 1:
+        raise _Reader.fail(f"'taken_this_turn' is {_card(taken_now)}, which is not in "
+                           f"'hand_history.discarded[{before}]': after the hand's first turn a "
+                           f"seat can take only the card seat {before}, the one before it, has "
+                           "just discarded")
+    if taken_now < 0:
         # no card taken this turn: the pile is as the turn found it, topped by the last discard
         # (or the upcard), and a stock draw passed over that top
-        before = (mover - 1) % n
         if not pile or (turn and not discarded[before] >> pile[-1] & 1):
             raise _Reader.fail(f"the top of 'discard_pile' must be a card of "
                                f"'hand_history.discarded[{before}]': seat {before} ended the "
@@ -481,6 +487,13 @@ def _check_scores(o: list[int], n: int) -> None:
                            f"{HAND_ENDS[o[K.O_LAST_END]]!r}: going out leaves the winner 0 "
                            "points, a blocked hand goes to the lowest value (the lowest seat on "
                            "ties), and every other hand holds cards")
+    deal = int(K.deal_size(n))
+    ace_high = bool(o[K.O_PARAMS + K.P_ACE_HIGH])
+    most = sum(sorted((int(K.card_value(c, ace_high)) for c in range(52)), reverse=True)[:deal])
+    if max(values) > most:
+        raise _Reader.fail(f"'last_hand.hand_values' {values} do not fit a hand that ended: each "
+                           f"seat held at most the {deal} cards dealt, worth at most {most} "
+                           "points")
     if scores[last] < sum(others):
         raise _Reader.fail(f"'scores[{last}]' is {scores[last]}, less than the {sum(others)} "
                            f"points seat {last} won in 'last_hand'")
