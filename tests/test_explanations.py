@@ -309,6 +309,34 @@ def test_a_card_whose_only_meld_no_best_partition_uses_is_named_with_it(hand, ca
         own_deadwood("gin", frozenset(hand), False)
 
 
+def test_a_cardverse_lay_off_whose_meld_the_rest_of_the_hand_replaces_lowers_the_deadwood():
+    """7D leaves the run 6D 7D 8D, and the sixes then make a group: the deadwood drops, so the
+    lay-off breaks no meld the hand keeps."""
+    obs = {"variant": "cardverse", "seat": 0, "hand": "4D 6D 7D 8D 5H 6H 5S 6S".split(),
+           "table": [{"cards": ["7C", "7H", "7S"]}], "hand_sizes": [8, 4]}
+    assert explain("cardverse", obs, Move(0, "lay off 7D on meld 0"), None, ()) == (
+        "Lay off 7D: it goes onto a table meld, and the rest of your hand melds better without "
+        "it: your deadwood goes from 26 to 22.")
+
+
+@pytest.mark.parametrize("variant, hand, top, move, text", [
+    # a best partition also has 3C 4C 5C with 6C 7C 8C, and 7S 7C 7D 7H with 8H 9H 10H
+    ("gin", "3C 4C 5C 6C 7C 10D JD QD 7S 9S", "8C", "draw upcard",
+     "Take the 8C: it extends 3C 4C 5C 6C 7C."),
+    ("gin", "2C 7C 7D 10D JD QD 7H 8H 9H 7S", "10H", "draw stock",
+     "Draw from the stock: 10H would extend 7H 8H 9H, but this level prefers an unseen card."),
+    ("cardverse", "8C 4D 4S 5S 6S 7S 8S", "3S", "take discard",
+     "Take the 3S: it extends 4S 5S 6S 7S 8S."),
+])
+def test_a_card_that_extends_a_meld_of_the_hand_is_said_to_extend_it(variant, hand, top, move,
+                                                                      text):
+    obs = {"variant": variant, "seat": 0, "phase": "draw", "hand": hand.split(),
+           "hand_sizes": [len(hand.split()), 10]}
+    obs.update({"upcard": top} if variant == "gin" else {"discard_pile": [top]})
+    action = {"draw upcard": 52, "draw stock": 53, "take discard": 1}[move]
+    assert explain(variant, obs, Move(action, move), None, ()) == text
+
+
 def test_a_cardverse_lay_off_that_breaks_a_meld_of_the_hand_is_not_called_free():
     obs = {"variant": "cardverse", "seat": 0, "hand": "5H 6H 7H KC 2D".split(),
            "table": [{"cards": ["8H", "9H", "10H"]}], "hand_sizes": [5, 5]}

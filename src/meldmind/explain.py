@@ -399,6 +399,9 @@ def _cardverse_layoff_reason(obs: Mapping[str, Any], card: str) -> str:
         return "it leaves your hand for free on a table meld"
     if after == now:
         return f"it goes onto a table meld and costs you no meld: your deadwood stays {now}"
+    if after < now:     # its meld breaks, but the rest melds better (6D 7D 8D 6H 6S: 6D 6H 6S)
+        return (f"it goes onto a table meld, and the rest of your hand melds better without it: "
+                f"your deadwood goes from {now} to {after}")
     return (f"it goes onto a table meld but breaks one of yours: your deadwood goes from {now} "
             f"to {after}")
 
@@ -489,22 +492,43 @@ def _no_rediscard(variant: str, obs: Mapping[str, Any]) -> list[str]:
     return [] if taken is None or allowed_back else [taken]
 
 
+def _extends(variant: str, meld: Sequence[str], card: str) -> bool:
+    """Whether ``meld`` less ``card`` is a meld already (a group's fourth card, a run's end)."""
+    rest = [c for c in meld if c != card]
+    return any(set(m.cards) == set(rest) for m in melds_in(variant, rest))
+
+
+def _joined_meld(variant: str, obs: Mapping[str, Any], cards: Sequence[str], card: str,
+                 analysis: HandAnalysis) -> tuple[str, ...] | None:
+    """The meld to name for ``card`` joining the other ``cards`` (``analysis``: of ``cards``):
+    one of a best partition that the card extends, else the first with the card of
+    ``_melds_in_a_best_partition``. So 3C 4C 5C 6C 7C + 8C extends the run, where 3C 4C 5C with
+    6C 7C 8C is as good a partition."""
+    melds = _melds_in_a_best_partition(variant, obs, cards, card, analysis)
+    if not melds or _extends(variant, melds[0], card):
+        return melds[0] if melds else None
+    longer = [m.cards for m in melds_in(variant, cards)
+              if card in m.cards and _extends(variant, m.cards, card)]
+    left = _deadwood_without(variant, obs, cards, longer) if longer else []
+    return next((m for m, points in zip(longer, left) if points == analysis.deadwood_points),
+                melds[0])
+
+
 def _joins(variant: str, meld: Sequence[str], card: str, would: bool = False) -> str:
     """What ``card`` does to ``meld``, which holds it: completes it, or extends the meld the
-    other cards already make (a group's fourth card, a run's end)."""
-    rest = [c for c in meld if c != card]
-    complete = any(set(m.cards) == set(rest) for m in melds_in(variant, rest))
-    verb = ("would extend" if would else "extends") if complete else \
-        ("would complete" if would else "completes")
-    return f"{verb} {' '.join(rest if complete else meld)}"
+    other cards already make."""
+    if _extends(variant, meld, card):
+        verb = "would extend" if would else "extends"
+        return f"{verb} {' '.join(c for c in meld if c != card)}"
+    return f"{'would complete' if would else 'completes'} {' '.join(meld)}"
 
 
 def _take_reason(variant: str, obs: Mapping[str, Any], top: str, prefers: str) -> str:
     hand = list(obs.get("hand", []))
     analysis = _analyze(variant, obs, hand + [top])
-    melds = _melds_in_a_best_partition(variant, obs, hand + [top], top, analysis)
-    if melds:
-        return f"it {_joins(variant, melds[0], top)}"
+    meld = _joined_meld(variant, obs, hand + [top], top, analysis)
+    if meld:
+        return f"it {_joins(variant, meld, top)}"
     table_meld = _table_meld_for(variant, obs, top)
     if table_meld:
         return f"you can lay it off on {table_meld}"
@@ -582,10 +606,9 @@ def _decline_reason(variant: str, obs: Mapping[str, Any], prefers: str) -> str:
     if top is None:
         return "the discard pile is empty"
     hand = list(obs.get("hand", []))
-    melds = _melds_in_a_best_partition(variant, obs, hand + [top], top,
-                                       _analyze(variant, obs, hand + [top]))
-    if melds:
-        completes = f"{top} {_joins(variant, melds[0], top, would=True)}"
+    meld = _joined_meld(variant, obs, hand + [top], top, _analyze(variant, obs, hand + [top]))
+    if meld:
+        completes = f"{top} {_joins(variant, meld, top, would=True)}"
     else:
         three = _meld_of_three(variant, hand, top)
         if three is None:
