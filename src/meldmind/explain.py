@@ -505,8 +505,10 @@ def _joined_meld(variant: str, obs: Mapping[str, Any], cards: Sequence[str], car
     ``_melds_in_a_best_partition``. So 3C 4C 5C 6C 7C + 8C extends the run, where 3C 4C 5C with
     6C 7C 8C is as good a partition."""
     melds = _melds_in_a_best_partition(variant, obs, cards, card, analysis)
-    if not melds or _extends(variant, melds[0], card):
-        return melds[0] if melds else None
+    if not melds:
+        return None
+    if _extends(variant, melds[0], card):
+        return melds[0]
     longer = [m.cards for m in melds_in(variant, cards)
               if card in m.cards and _extends(variant, m.cards, card)]
     left = _deadwood_without(variant, obs, cards, longer) if longer else []
