@@ -365,3 +365,61 @@ def test_the_shuffle_reaches_every_order_about_equally_often():
     assert set(_orders(2, 100)) == {(0, 1), (1, 0)}
     three = _orders(3, 600)
     assert len(three) == 6 and min(three.values()) >= 60
+
+
+def test_seat_splits_pair_every_split_with_its_mirror():
+    """With 2, 3 and 4 seats: every way of giving A some seats and B the rest, A and B each
+    holding at least one, once each, and each split's mirror (the seats swapped) among them."""
+    for num_players, count in ((2, 2), (3, 6), (4, 14)):
+        splits = tournament.seat_splits(num_players)
+        assert len(splits) == len(set(splits)) == count
+        seats = set(range(num_players))
+        for a_seats in splits:
+            assert 0 < len(a_seats) < num_players and set(a_seats) <= seats
+            assert tuple(sorted(seats - set(a_seats))) in splits
+
+
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_with_more_seats_every_deal_is_played_under_every_split(monkeypatch, num_players):
+    """CardVerse with 3 or 4 seats, over 3 deals: the games are those of every deal under every
+    split of the seats (A's levels in A's seats), each seeded by its deal and A's seats; a game
+    is A's when one of A's seats wins it; the score difference is the mean score of A's seats
+    minus that of B's."""
+    calls = _recorded_decisions(monkeypatch)
+    outcomes = []
+    real_play = tournament._play
+
+    def play(*args):
+        returns, scores = real_play(*args)
+        outcomes.append((args[3], returns, scores))
+        return returns, scores
+
+    monkeypatch.setattr(tournament, "_play", play)
+    options = {"num_players": num_players, "target_score": 30}
+    result = meldmind.arena("cardverse", "easy", "normal", deals=3, seed=8, processes=1,
+                            options=options, progress=False)
+    splits = tournament.seat_splits(num_players)
+    assert result.games == 3 * len(splits) == len(outcomes)
+    played = [(seed, seats) for kind, seed, seats in calls if kind == "game"]
+    assert played == [(ai_seed_of(8, d, *a_seats),
+                       tuple("easy" if s in a_seats else "normal" for s in range(num_players)))
+                      for d in range(3) for a_seats in splits]
+    winners = [returns.index(1.0) for _, returns, _ in outcomes]
+    wins_a = sum(seats[w] == "easy" for w, (seats, _, _) in zip(winners, outcomes))
+    assert 0 < wins_a < result.games
+    assert (result.wins_a, result.wins_b, result.draws) == (wins_a, result.games - wins_a, 0)
+    score_diffs = [np.mean([sc for s, sc in enumerate(scores) if seats[s] == "easy"])
+                   - np.mean([sc for s, sc in enumerate(scores) if seats[s] == "normal"])
+                   for seats, _, scores in outcomes]
+    assert result.mean_score_diff == pytest.approx(np.mean(score_diffs))
+    assert len({seed for seed, _ in played}) == len(played)
+
+
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_with_more_seats_equal_levels_win_alike(num_players):
+    """Normal against itself: normal plays no random move, so every game and its mirror end
+    alike, and each side wins exactly half the games with no score difference."""
+    result = meldmind.arena("cardverse", "normal", "normal", deals=5, seed=1, processes=1,
+                            options={"num_players": num_players}, progress=False)
+    assert result.wins_a == result.wins_b == result.games // 2 > 0
+    assert result.win_rate == 0.5 and result.mean_score_diff == pytest.approx(0.0, abs=1e-9)

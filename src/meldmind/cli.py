@@ -235,13 +235,15 @@ def build_parser() -> argparse.ArgumentParser:
     arena = commands.add_parser(
         "arena", help="two levels on mirrored deals",
         description="Level A against level B on mirrored deals (each deal played twice, seats "
-                    "swapped), with a progress bar, then a table: A's win rate over the decided "
-                    "games with its 95% Wilson interval, the mean score difference and the Elo "
-                    "difference.")
+                    "swapped; with CardVerse's num_players 3 or 4, once for every way of "
+                    "sharing the seats between A and B: 6 or 14 games), with a progress bar, "
+                    "then a table: A's win rate over the decided games with its 95% Wilson "
+                    "interval, the mean score difference and the Elo difference.")
     arena.add_argument("variant", choices=list(GAME_MODULES))
     arena.add_argument("level_a", help=LEVELS_HELP)
     arena.add_argument("level_b", help="the level A plays against")
-    arena.add_argument("--deals", type=int, default=1000, help="deal pairs, each played twice (default: 1000)")
+    arena.add_argument("--deals", type=int, default=1000, help="deals, each played twice, or 6 or 14 times with 3 or 4 "
+                       "seats (default: 1000)")
     arena.add_argument("--seed", type=int, default=0, help="seed of the deals and the searches (default: 0)")
     arena.add_argument("--processes", type=int, default=None,
                        help="worker processes (default: one per core; with 1 the games run in "

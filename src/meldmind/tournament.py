@@ -1,4 +1,5 @@
-"""The arena: two levels play mirrored deals — every deal twice, seats swapped — and the
+"""The arena: two levels play mirrored deals — every deal twice, seats swapped (with three
+or four seats, once for every way of sharing the seats between the two levels) — and the
 result is reported with a 95% Wilson interval and an Elo difference.
 
 >>> r = arena("gin", "easy", "beginner", deals=20, seed=1, processes=1, progress=False)
@@ -44,16 +45,18 @@ _is_deal_count = int_range(1, MAX_DEALS)
 class ArenaResult:
     """The outcome of :func:`arena`, and the settings it was played under.
 
-    ``variant``, ``level_a``, ``level_b``, ``deals`` (deal pairs) and ``seed`` name the match;
+    ``variant``, ``level_a``, ``level_b``, ``deals`` and ``seed`` name the match;
     ``options`` are the game options it was played with, defaults filled in; ``iterations`` and
     ``budget_ms`` the search size per decision, None when not given (neither given: the levels'
     default budgets); ``backend`` where the games ran, ``"processes"`` or ``"ray"``.
 
-    ``games`` is twice ``deals``; ``wins_a``, ``wins_b`` and ``draws`` (games nobody won) add
-    up to it. ``win_rate`` is A's share of the decided games, None when no game is decided;
-    ``ci95`` its Wilson 95% interval as (low, high), (0.0, 1.0) when no game is decided.
-    ``mean_score_diff`` is A's final score minus B's, per game (gin: the hand's points, won or
-    lost by A).
+    ``games`` is ``deals`` times the games of a deal (:func:`seat_splits`: 2 with two seats, 6
+    with three, 14 with four); ``wins_a``, ``wins_b`` and ``draws`` (games nobody won) add up
+    to it. A game is A's when a seat of A's wins it. ``win_rate`` is A's share of the decided
+    games, None when no game is decided; ``ci95`` its Wilson 95% interval as (low, high),
+    (0.0, 1.0) when no game is decided. ``mean_score_diff`` is A's final score minus B's, per
+    game (gin: the hand's points, won or lost by A; with more than two seats, the mean score of
+    A's seats minus that of B's).
     ``elo_diff`` is A's Elo advantage that ``win_rate`` implies, None when ``win_rate`` is
     None, 0 or 1. ``seconds`` is the wall time of the games.
     """
@@ -117,10 +120,24 @@ def deal_seed_of(seed: int, deal: int) -> int:
     return derived_seed(seed, "deal", deal)
 
 
-def ai_seed_of(seed: int, deal: int, a_seat: int) -> int:
-    """The AIs' seed in the game of deal ``deal`` where level A sits in seat ``a_seat``: one-way
-    from the arena's seed, as the deal's is, so no AI can compute its deal from it."""
-    return derived_seed(seed, "ai", deal, a_seat)
+def ai_seed_of(seed: int, deal: int, *a_seats: int) -> int:
+    """The AIs' seed in the game of deal ``deal`` where level A sits in seats ``a_seats``:
+    one-way from the arena's seed, as the deal's is, so no AI can compute its deal from it."""
+    return derived_seed(seed, "ai", deal, *a_seats)
+
+
+def seat_splits(num_players: int) -> list[tuple[int, ...]]:
+    """A's seats in each game of a deal: every way of giving A some seats and B the others,
+    each with its mirror (the seats swapped), so that equal levels win alike. With two seats,
+    A in seat 0 and then in seat 1.
+
+    >>> seat_splits(2)
+    [(0,), (1,)]
+    >>> seat_splits(3)
+    [(0,), (1,), (0, 1), (2,), (0, 2), (1, 2)]
+    """
+    return [tuple(s for s in range(num_players) if mask >> s & 1)
+            for mask in range(1, (1 << num_players) - 1)]
 
 
 def _play(variant: str, options: dict, deal_seed: int, seat_levels: tuple[str, ...],
@@ -165,18 +182,27 @@ def _play(variant: str, options: dict, deal_seed: int, seat_levels: tuple[str, .
 def _play_deals(variant: str, options: dict, level_a: str, level_b: str, seed: int,
                 deals: list[int], iterations: int | None, budget_ms: float | None
                 ) -> list[tuple[tuple[float, float], ...]]:
-    """For each deal, A in seat 0 and then in seat 1: (A's return - B's, A's final score -
-    B's)."""
+    """For each deal, a game for each of :func:`seat_splits`: (A's return - B's, A's final
+    score - B's), each side's the mean over its seats."""
+    num_players = int(options.get("num_players", 2))
     results = []
     for deal in deals:
         dealt_from = deal_seed_of(seed, deal)
         games = []
-        for a, seats in ((0, (level_a, level_b)), (1, (level_b, level_a))):
+        for a_seats in seat_splits(num_players):
+            seats = tuple(level_a if s in a_seats else level_b for s in range(num_players))
             returns, scores = _play(variant, options, dealt_from, seats, iterations, budget_ms,
-                                    ai_seed_of(seed, deal, a))
-            games.append((returns[a] - returns[1 - a], scores[a] - scores[1 - a]))
+                                    ai_seed_of(seed, deal, *a_seats))
+            games.append((_side_difference(returns, a_seats), _side_difference(scores, a_seats)))
         results.append(tuple(games))
     return results
+
+
+def _side_difference(values: list[float], a_seats: tuple[int, ...]) -> float:
+    """The mean of ``values`` over A's seats minus their mean over B's."""
+    a = [v for s, v in enumerate(values) if s in a_seats]
+    b = [v for s, v in enumerate(values) if s not in a_seats]
+    return sum(a) / len(a) - sum(b) / len(b)
 
 
 def _single_thread_worker() -> None:
@@ -343,13 +369,15 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: SupportsIndex = 10
           budget_ms: float | None = None, iterations: SupportsIndex | None = None,
           options: Mapping[str, Any] | None = None, progress: bool = True,
           backend: str = "auto") -> ArenaResult:
-    """Play ``deals`` mirrored deal pairs of ``level_a`` against ``level_b`` (two seats).
+    """Play ``deals`` mirrored deals of ``level_a`` against ``level_b``: each twice, seats
+    swapped, or with three or four seats (CardVerse's ``num_players``) once for each way of
+    sharing the seats between the two levels (:func:`seat_splits`).
 
     Search levels use ``iterations`` determinizations per decision, or ``budget_ms`` per
     decision, or their default budget.
 
-    Deal ``d`` is dealt from ``deal_seed_of(seed, d)`` and its two games' AIs are seeded from
-    ``ai_seed_of(seed, d, a)`` (``a``: A's seat), both one-way, so no AI can compute its deal from
+    Deal ``d`` is dealt from ``deal_seed_of(seed, d)`` and its games' AIs are seeded from
+    ``ai_seed_of(seed, d, *a)`` (``a``: A's seats), both one-way, so no AI can compute its deal from
     its seed, and every seed names its own deals.
 
     ``backend`` says where the games run. ``"processes"``: local processes, ``processes`` of
@@ -366,8 +394,6 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: SupportsIndex = 10
     a, b = level_name(level_a), level_name(level_b)
     module = game_module(variant)
     options = resolve_game_options(module, variant, options)
-    if options.get("num_players", 2) != 2:
-        raise OptionError("the arena plays two-player games")
     if not _is_deal_count(deals):
         raise OptionError(f"deals must be an integer from 1 to {MAX_DEALS:,} (a longer match: "
                           f"several seeds, each naming its own deals), not {shown(deals)}")
