@@ -38,6 +38,11 @@ Levels (``policy``, levels 0-2):
   DISCARD argmax of
   ``value(c) - 8 [c in a partial meld] - 6 feed_risk(c)`` over the legal leftover cards (all
   legal discards when no leftover card may be discarded).
+  At a table of three or four seats that formula loses to easy (49 % of the games), so there
+  normal weighs its cards by the draws it has left (``_keep2``): a partial-meld card is kept
+  before any single while draws remain, and on its last draw (at most one stock card per seat)
+  it plays for the hand's value, throwing its highest card and taking a low upcard. It then
+  wins 52 % against easy (README, Strength). Two seats keep RULES' formula.
 
 Search (levels 3-4, ``search`` + ``pick``): determinized Monte Carlo. Determinization ``k`` is
 seeded from ``(seed, k)`` alone. On it every legal atomic move (draw stock / take discard; lay
@@ -108,6 +113,13 @@ BLUFF_MARGIN_POINTS = 0.5       # master: moves this close to the best (in point
 W_PICKUP_NO_PARTNER = 0.2       # likelihood factors of the opponent model
 W_UNWANTED_MELD = 0.2
 W_UNWANTED_PARTNER = 0.7
+# normal at a table of 3 or 4 seats, where RULES' formula loses to easy (README, Strength): a
+# partial meld is worth keeping while there are draws left to complete it
+KEEP_POINTS_PER_DRAW = 4        # a partial meld's card: 4 points per draw the seat has left,
+KEEP_POINTS_MAX = 16            # up to 16 (always kept before a single)
+POINTS_PER_COMPLETER = 2        # and 2 per live card completing its best partial meld;
+POINTS_PER_PARTNER = 1          # a single: 1 per live card that would make it a partial meld
+LOW_UPCARD = 3                  # on the last draw, it takes an upcard worth this or less
 
 FULL_DECK = (1 << 52) - 1
 CATEGORY_DRAW = 0
@@ -411,24 +423,57 @@ def _easy(obs, legal, n):
 
 
 @njit(cache=True)
+def _last_draw(obs):
+    """At a table of 3 or 4, whether each seat has at most one stock draw left."""
+    n = obs[K.O_PARAMS + K.P_NUM_PLAYERS]
+    return n > 2 and obs[K.O_STOCK_N] <= n
+
+
+@njit(cache=True)
+def _keep2(obs, c, left, inside, live):
+    """2 x the points normal's discard subtracts for keeping card ``c`` of the leftover
+    ``left``. Two seats: 8 for a partial-meld card (RULES.md §4.9). Three or four, where hands
+    end sooner (10 cards, a stock of 21 or 11): a partial-meld card is worth
+    ``KEEP_POINTS_PER_DRAW`` a draw left, up to ``KEEP_POINTS_MAX``, plus
+    ``POINTS_PER_COMPLETER`` a live card completing its best partial meld; a single
+    ``POINTS_PER_PARTNER`` a live card that would pair it; on the last draw, nothing."""
+    n = obs[K.O_PARAMS + K.P_NUM_PLAYERS]
+    partial = (inside >> c) & 1
+    if n == 2:
+        return 16 if partial else 0
+    if _last_draw(obs):
+        return 0
+    if not partial:
+        return 2 * POINTS_PER_PARTNER * popcount(PARTNERS[c] & live)
+    most = 0
+    mates = PARTNERS[c] & left & ~(1 << c)
+    while mates:
+        m = lowest_bit(mates)
+        mates &= mates - 1
+        most = max(most, popcount(COMPLETERS[c, m] & live))
+    draws = obs[K.O_STOCK_N] // n
+    return 2 * (min(KEEP_POINTS_MAX, KEEP_POINTS_PER_DRAW * draws) + POINTS_PER_COMPLETER * most)
+
+
+@njit(cache=True)
 def _normal_discard(obs, legal, n, left, inside, ace_high):
-    """Normal's DISCARD: argmax of value - 8 [partial] - 6 feed_risk over the legal leftover
-    cards (all legal discards if none)."""
+    """Normal's DISCARD: argmax of value - keep - 6 feed_risk over the legal leftover cards (all
+    legal discards if none); keep is ``_keep2`` / 2 (two seats: 8 for a partial-meld card)."""
     discards = _legal_discards(legal, n)
     cands = left & discards
     if cands == 0:
         cands = discards
     layable = _layable(obs)
+    live = _live(obs)
     best = -1
     best_s = -(1 << 30)
     best_k = -1
     while cands:
         c = lowest_bit(cands)
         cands &= cands - 1
-        # 2 x (value - 8 [partial] - 6 feed_risk)
-        s = 2 * K.card_value(c, ace_high) - 6 * _feed_risk2(obs, c, layable)
-        if (inside >> c) & 1:
-            s -= 16
+        # 2 x (value - keep - 6 feed_risk)
+        s = (2 * K.card_value(c, ace_high) - 6 * _feed_risk2(obs, c, layable)
+             - _keep2(obs, c, left, inside, live))
         if s > best_s or (s == best_s and TIE_KEY[c] > best_k):
             best, best_s, best_k = c, s, TIE_KEY[c]
     return K.A_DISCARD + best
@@ -470,6 +515,13 @@ def _normal(obs, legal, n):
             if _top_is_usable(obs, top, hand, ace_high):
                 return K.TAKE_DISCARD
             left = _leftover(hand, ace_high)
+            if _last_draw(obs):
+                # the hand will be scored by its value: a low upcard for a higher card
+                value = K.card_value(top, ace_high)
+                if (left and value <= LOW_UPCARD
+                        and value < K.card_value(_best_card(left, ace_high), ace_high)):
+                    return K.TAKE_DISCARD
+                return K.DRAW_STOCK
             inside, _ = _partials(left, live)
             singles = left & ~inside & PARTNERS[top]
             while singles:

@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import pytest
 
-from meldmind.cards import parse_cards
+from meldmind.cards import format_card, parse_cards
 from meldmind.games import cardverse as CV
 from meldmind.kernels import ai_cardverse as AI
 from meldmind.kernels import cardverse as K
@@ -212,6 +212,44 @@ def test_normal_discard_formula():
     assert text(heuristic(st, NORMAL)) == "discard 9C"
     # the same hand for easy: highest single 9C too
     assert text(heuristic(st, EASY)) == "discard 9C"
+
+
+# seat 0 holds KC KD (a partial meld: KH and KS are live) and AS; it draws 7H and lays 5H 6H 7H
+TABLE_OF_THREE = ["KC KD AS 5H 6H", "2C 2D 9S 10S 4C", "3C 3D JS QS 4D"]
+
+
+def _table_of_three(stock_size, upcard="10C"):
+    """Hand 1 at three seats (``TABLE_OF_THREE``): a stock of ``stock_size`` cards, 7H on top,
+    KH and KS in it (live); the other cards in the discard pile, ``upcard`` on top."""
+    named = set(ids(" ".join(TABLE_OF_THREE) + " 7H KH KS " + upcard))
+    spare = [format_card("cardverse", c) for c in range(52) if c not in named]
+    stock = ["7H", "KH", "KS"] + spare[:stock_size - 3]
+    pile = spare[stock_size - 3:] + [upcard]
+    return deal(TABLE_OF_THREE, stock=" ".join(stock), discard=" ".join(pile))
+
+
+def test_normal_at_three_seats_keeps_a_partial_meld_while_draws_are_left():
+    """Two seats, RULES' formula: the kings' partial meld counts 10 - 8 = 2 and the single AS 1,
+    so normal throws a king. At three seats, with draws left to complete it, the partial meld is
+    worth 16 points and more, and normal throws the ace; on its last draw (at most one card per
+    seat in the stock) the hand will be scored by its value, and it throws a king."""
+    for stock_size, thrown in ((21, "discard AS"), (4, "discard KD")):
+        st = _table_of_three(stock_size)
+        play(st, "draw stock")
+        play(st, "lay meld 5H 6H 7H")
+        assert text(heuristic(st, NORMAL)) == thrown, stock_size
+    two_seats = deal(TABLE_OF_THREE[:2], stock="7H", discard="10C")
+    play(two_seats, "draw stock")
+    play(two_seats, "lay meld 5H 6H 7H")
+    assert text(heuristic(two_seats, NORMAL)) == "discard KD"
+
+
+def test_normal_at_three_seats_takes_a_low_upcard_on_its_last_draw():
+    """2S melds with nothing: normal draws from the stock while it has draws left, and takes it
+    on its last draw, where a 2 held instead of a king lowers the hand's value."""
+    assert heuristic(_table_of_three(21, upcard="2S"), NORMAL) == K.DRAW_STOCK
+    assert heuristic(_table_of_three(3, upcard="2S"), NORMAL) == K.TAKE_DISCARD
+    assert heuristic(_table_of_three(3, upcard="5S"), NORMAL) == K.DRAW_STOCK
 
 
 def test_normal_prefers_the_partition_that_keeps_partial_melds():
