@@ -14,6 +14,11 @@ Iterations per search decision: ``MELDMIND_STRENGTH_EXPERT`` / ``MELDMIND_STRENG
 asserts the ladder (lower bound > 50%; expert vs normal >= 60%, master vs expert >= 55%) only
 from 100 pairs on.
 
+At three and four seats (``test_strength_ladder_at_more_seats``) each level plays the one below
+it in the arena, every deal once for every split of the seats (6 games a deal at three seats,
+14 at four), on ``MELDMIND_STRENGTH_PAIRS`` deals of seed 1; the lower bound is asserted from
+100 deals on. The README's rows: 3,000 and 2,000 deals for normal vs easy.
+
 Timings (pytest-benchmark, one thread): a master and an expert decision at the default budget
 on a mid-hand position, and playouts per second (determinizations x moves / time).
 """
@@ -23,7 +28,7 @@ import numpy as np
 import pytest
 
 from meldmind.games import cardverse as CV
-from meldmind.tournament import wilson_interval
+from meldmind.tournament import arena, wilson_interval
 from meldmind.kernels import ai_cardverse as AI
 from meldmind.kernels import cardverse as K
 from meldmind.kernels.levels import BEGINNER, EASY, EXPERT, MASTER, NAMES, NORMAL
@@ -73,6 +78,21 @@ def test_strength_ladder(low, high, minimum, full_games):
     assert decided > 0
     if PAIRS >= ASSERT_FROM:
         assert lo > 0.5 and p >= minimum
+
+
+@pytest.mark.parametrize("seats", [3, 4])
+@pytest.mark.parametrize("low, high", [("beginner", "easy"), ("easy", "normal"),
+                                       ("normal", "expert")],
+                         ids=["easy>beginner", "normal>easy", "expert>normal"])
+def test_strength_ladder_at_more_seats(low, high, seats):
+    result = arena("cardverse", high, low, deals=PAIRS, seed=1, processes=1, progress=False,
+                   options={"num_players": seats})
+    assert result.games == PAIRS * (2 ** seats - 2) and result.draws == 0
+    low_ci, high_ci = result.ci95
+    print(f"\n{high} vs {low}, {seats} seats: {result.win_rate:.3f} [{low_ci:.3f}, "
+          f"{high_ci:.3f}] over {result.games} games ({PAIRS} deals)")
+    if PAIRS >= ASSERT_FROM:
+        assert low_ci > 0.5
 
 
 # ---------------------------------------------------------------------------------------------
