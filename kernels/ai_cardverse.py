@@ -456,7 +456,7 @@ def _keep2(obs, c, left, inside, live):
 
 
 @njit(cache=True)
-def _normal_discard(obs, legal, n, left, inside, ace_high):
+def _normal_discard(obs, legal, n, left, inside, live, ace_high):
     """Normal's DISCARD: argmax of value - keep - 6 feed_risk over the legal leftover cards (all
     legal discards if none); keep is ``_keep2`` / 2 (two seats: 8 for a partial-meld card)."""
     discards = _legal_discards(legal, n)
@@ -464,7 +464,6 @@ def _normal_discard(obs, legal, n, left, inside, ace_high):
     if cands == 0:
         cands = discards
     layable = _layable(obs)
-    live = _live(obs)
     best = -1
     best_s = -(1 << 30)
     best_k = -1
@@ -500,8 +499,9 @@ def _holder(obs, legal, n):
         return a
     if left & _legal_discards(legal, n) == 0:
         return _normal(obs, legal, n)
-    inside, _ = _partials(left, _live(obs))
-    return _normal_discard(obs, legal, n, left, inside, ace_high)
+    live = _live(obs)
+    inside, _ = _partials(left, live)
+    return _normal_discard(obs, legal, n, left, inside, live, ace_high)
 
 
 @njit(cache=True)
@@ -545,7 +545,7 @@ def _normal(obs, legal, n):
     if a >= 0:
         return a
     inside, _ = _partials(left, live)
-    return _normal_discard(obs, legal, n, left, inside, ace_high)
+    return _normal_discard(obs, legal, n, left, inside, live, ace_high)
 
 
 @njit(cache=True)
