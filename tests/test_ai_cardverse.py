@@ -278,6 +278,22 @@ def test_masters_self_model_holds_melds_until_it_can_go_out():
     assert AI._category(AI._holder(obs_of(st), legal, len(legal))) == AI.CATEGORY_MELD
 
 
+def test_masters_self_model_at_four_seats_lays_its_melds():
+    """At three seats it holds the run, as with two seats, from the first draw to the last; at
+    four seats, where the stock starts at 11 cards, it lays it as normal does."""
+    hands = ["5H 6H 7H 9C KD 4C", "3C 3D 4S 8D 8S QD AS", "2C 2D JS 10S 6C", "JC JD 9S 4D 7D"]
+    for seats, stock_size, holds in ((3, 21, True), (3, 2, True), (4, 11, False)):
+        named = set(ids(" ".join(hands[:seats]) + " 2S 10C"))
+        spare = [format_card("cardverse", c) for c in range(52) if c not in named]
+        st = deal(hands[:seats], stock=" ".join(["2S"] + spare[:stock_size - 1]),
+                  discard=" ".join(spare[stock_size - 1:] + ["10C"]))
+        play(st, "draw stock")
+        legal = legal_of(st)
+        held = text(AI._holder(obs_of(st), legal, len(legal))) == "discard KD"
+        assert held == holds and text(heuristic(st, NORMAL)) == "lay meld 5H 6H 7H", (seats,
+                                                                                   stock_size)
+
+
 def test_opponent_model_weights():
     # seat 0 takes 9H and throws 2D; seat 1 draws 5C and throws it. Seat 0's view of seat 1:
     # it passed over 2D and threw 5C, so a sample where it holds 5D 5H (a group with 5C) and 2S
