@@ -218,14 +218,19 @@ def test_normal_discard_formula():
 TABLE_OF_THREE = ["KC KD AS 5H 6H", "2C 2D 9S 10S 4C", "3C 3D JS QS 4D"]
 
 
-def _table_of_three(stock_size, upcard="10C"):
-    """Hand 1 at three seats (``TABLE_OF_THREE``): a stock of ``stock_size`` cards, 7H on top,
-    KH and KS in it (live); the other cards in the discard pile, ``upcard`` on top."""
-    named = set(ids(" ".join(TABLE_OF_THREE) + " 7H KH KS " + upcard))
+def deal_with_stock(hands, stock, stock_size, upcard):
+    """``deal`` with a stock of ``stock_size`` cards, ``stock`` on top and cards no one named
+    below; every other card in the discard pile, ``upcard`` on top."""
+    named = set(ids(" ".join(hands) + " " + stock + " " + upcard))
     spare = [format_card("cardverse", c) for c in range(52) if c not in named]
-    stock = ["7H", "KH", "KS"] + spare[:stock_size - 3]
-    pile = spare[stock_size - 3:] + [upcard]
-    return deal(TABLE_OF_THREE, stock=" ".join(stock), discard=" ".join(pile))
+    filler = stock_size - len(ids(stock))
+    return deal(hands, stock=" ".join([stock] + spare[:filler]),
+                discard=" ".join(spare[filler:] + [upcard]))
+
+
+def _table_of_three(stock_size, upcard="10C"):
+    """``TABLE_OF_THREE`` with 7H on the stock and KH and KS in it (live)."""
+    return deal_with_stock(TABLE_OF_THREE, "7H KH KS", stock_size, upcard)
 
 
 def test_normal_at_three_seats_keeps_a_partial_meld_while_draws_are_left():
@@ -283,10 +288,7 @@ def test_masters_self_model_at_four_seats_lays_its_melds():
     four seats, where the stock starts at 11 cards, it lays it as normal does."""
     hands = ["5H 6H 7H 9C KD 4C", "3C 3D 4S 8D 8S QD AS", "2C 2D JS 10S 6C", "JC JD 9S 4D 7D"]
     for seats, stock_size, holds in ((3, 21, True), (3, 2, True), (4, 11, False)):
-        named = set(ids(" ".join(hands[:seats]) + " 2S 10C"))
-        spare = [format_card("cardverse", c) for c in range(52) if c not in named]
-        st = deal(hands[:seats], stock=" ".join(["2S"] + spare[:stock_size - 1]),
-                  discard=" ".join(spare[stock_size - 1:] + ["10C"]))
+        st = deal_with_stock(hands[:seats], "2S", stock_size, "10C")
         play(st, "draw stock")
         legal = legal_of(st)
         held = text(AI._holder(obs_of(st), legal, len(legal))) == "discard KD"

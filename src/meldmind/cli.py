@@ -242,8 +242,9 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("variant", choices=list(GAME_MODULES))
     arena.add_argument("level_a", help=LEVELS_HELP)
     arena.add_argument("level_b", help="the level A plays against")
-    arena.add_argument("--deals", type=int, default=1000, help="deals, each played twice, or 6 or 14 times with 3 or 4 "
-                       "seats (default: 1000)")
+    arena.add_argument("--deals", type=int, default=1000,
+                       help="deals, each played twice, or 6 or 14 times with 3 or 4 seats "
+                            "(default: 1000)")
     arena.add_argument("--seed", type=int, default=0, help="seed of the deals and the searches (default: 0)")
     arena.add_argument("--processes", type=int, default=None,
                        help="worker processes (default: one per core; with 1 the games run in "
