@@ -80,11 +80,11 @@ Master adds (RULES.md §6):
   master's own later turns by ``_holder`` -- normal, except that it keeps its complete melds in
   hand until it can go out or an opponent is down to ``HOLD_UNTIL`` cards -- which is how its
   search tends to play (it often judges holding a meld better than laying it), so the playouts
-  do not credit a postponed lay that the master would keep postponing. At four seats, where the
-  stock starts at 11 cards and four hands in five end on it, its own turns are normal's: holding
-  lost to expert there (34.3 % of 140 games, against 52.9 % on the same deals without holding).
-  At three seats holding won (65.3 % of 72 games, against 51.4 % without and 54.2 % laying the
-  melds once fewer than three draws a seat were left).
+  do not credit a postponed lay that the master would keep postponing. At three or four seats
+  its own turns are normal's: at four, where the stock starts at 11 cards and four hands in five
+  end on it, holding lost to expert (34.3 % of 140 games, against 52.9 % on the same deals
+  without holding); at three it made no clear difference (51.6 % of 192 games holding, 53.6 %
+  not).
 * a larger budget (``MASTER_ITERATIONS``), and a **bluff** rule in ``pick`` (see there).
 
 ``play_game`` plays a whole game with the arena's levels; ``play_hand`` is the same but stops
@@ -486,9 +486,9 @@ def _normal_discard(obs, legal, n, left, inside, live, ace_high):
 def _holder(obs, legal, n):
     """Master's model of its own later turns in its playouts: the normal heuristic, except that
     it keeps its complete melds in hand (as its search often chooses to) until it can go out
-    this turn or an opponent is down to ``HOLD_UNTIL`` cards. At four seats it holds nothing:
-    the stock starts at 11 cards, and most hands end on it, where melds held count against it."""
-    if obs[K.O_PHASE] != K.PHASE_PLAY or obs[K.O_PARAMS + K.P_NUM_PLAYERS] == 4:
+    this turn or an opponent is down to ``HOLD_UNTIL`` cards. At three or four seats it holds
+    nothing: more hands end on the stock there, where melds held count against it."""
+    if obs[K.O_PHASE] != K.PHASE_PLAY or obs[K.O_PARAMS + K.P_NUM_PLAYERS] > 2:
         return _normal(obs, legal, n)
     ace_high = obs[K.O_PARAMS + K.P_ACE_HIGH]
     hand = obs[K.O_HAND]
