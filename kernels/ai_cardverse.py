@@ -120,7 +120,7 @@ W_UNWANTED_PARTNER = 0.7
 # normal at a table of 3 or 4 seats, where RULES' formula loses to easy (README, Strength): a
 # partial meld is worth keeping while there are draws left to complete it
 KEEP_POINTS_PER_DRAW = 4        # a partial meld's card: 4 points per draw the seat has left,
-KEEP_POINTS_MAX = 16            # up to 16 (always kept before a single)
+KEEP_POINTS_MAX = 16            # up to 16 (then kept before any single but a risky one)
 POINTS_PER_COMPLETER = 2        # and 2 per live card completing its best partial meld;
 POINTS_PER_PARTNER = 1          # a single: 1 per live card that would make it a partial meld
 LOW_UPCARD = 3                  # on the last draw, it takes an upcard worth this or less
