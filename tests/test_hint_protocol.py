@@ -253,6 +253,40 @@ def test_ctrl_c_while_the_command_line_is_read_exits_quietly(monkeypatch, capsys
     assert capsys.readouterr() == ("", "")
 
 
+# Run in a fresh process: a Ctrl-C as numpy starts to load, the first heavy import of any command.
+_CTRL_C_AS_NUMPY_LOADS = r"""
+import os, runpy, signal, sys
+
+class CtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy":
+            os.kill(os.getpid(), signal.SIGINT)
+
+sys.meta_path.insert(0, CtrlC())
+sys.argv = ["meldmind", "analyze", "gin", "AS 2S 3S"]
+runpy.run_path(SCRIPT, run_name="__main__")
+"""
+
+
+def test_ctrl_c_while_the_console_script_loads_exits_quietly():
+    """The console script imports the package, then the CLI, before ``main`` runs: a Ctrl-C
+    while numpy and the kernels load (a tenth of a second) exits 130 without a traceback too,
+    and without numpy's ImportError, which a KeyboardInterrupt inside its C imports becomes."""
+    script = Path(sysconfig.get_path("scripts")) / "meldmind"
+    code = _CTRL_C_AS_NUMPY_LOADS.replace("SCRIPT", repr(str(script)))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            preexec_fn=default_sigint)
+    assert (result.returncode, result.stdout, result.stderr) == (EXIT_INTERRUPTED, "", "")
+
+
+def test_importing_meldmind_loads_no_numpy():
+    """What the console script loads before the CLI's guard: the package alone, light."""
+    result = subprocess.run([sys.executable, "-c", "import sys, meldmind\n"
+                             "print(meldmind.__version__, 'numpy' in sys.modules)"],
+                            capture_output=True, text=True)
+    assert result.stdout.split() == [meldmind.__version__, "False"], result.stderr
+
+
 def test_ctrl_c_while_hint_lines_waits_for_input_exits_quietly():
     env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
     process = subprocess.Popen([sys.executable, "-m", "meldmind.cli", "hint", "--lines",

@@ -11,28 +11,56 @@
 """
 from __future__ import annotations
 
-import argparse
-import io
-import json
-import os
-import sys
-import traceback
-from collections.abc import Mapping
-from concurrent.futures import BrokenExecutor
-from dataclasses import asdict
-from typing import Any
-
-from . import __version__
-from .analysis import HandAnalysis, analyze_hand
-from .cards import format_card, parse_cards
-from .errors import MeldmindError, json_type, parse_json, signed
-from .variants import VARIANTS, json_numbers, seed_value
-
 # Exit statuses besides 0. A crash (a meldmind bug, with a traceback) is Python's 1.
 EXIT_FAILED = 1         # could not finish: an arena lost a worker, stdout its reader or its disk
 EXIT_USAGE = 2          # bad arguments or flags, as argparse's own
 EXIT_REFUSED = 3        # hint: the observation was refused
 EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as shells report it
+
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Holds a Ctrl-C until the block ends, then exits 130 as ``main`` would. The modules load
+    (numpy and the kernels take a tenth of a second) before ``main`` can catch one, and numpy's C
+    code turns a KeyboardInterrupt raised inside its imports into an ImportError with a page of
+    advice. An ignored SIGINT (a background job) stays ignored."""
+    held: list[int] = []
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        if previous is signal.default_int_handler:
+            signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    except ValueError:  # imported outside the main thread, which alone receives signals
+        previous = None
+    try:
+        yield
+    finally:
+        if previous is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous)
+    if held:
+        raise SystemExit(EXIT_INTERRUPTED)
+
+
+with _ctrl_c_held():
+    import argparse
+    import io
+    import json
+    import os
+    import sys
+    import traceback
+    from collections.abc import Mapping
+    from concurrent.futures import BrokenExecutor
+    from dataclasses import asdict
+    from typing import Any
+
+    from . import __version__
+    from .analysis import HandAnalysis, analyze_hand
+    from .cards import format_card, parse_cards
+    from .errors import MeldmindError, json_type, parse_json, signed
+    from .variants import VARIANTS, json_numbers, seed_value
 
 SAMPLE_HANDS = {
     "gin": ["AS 2S 3S 7C 7D 7H KD 9C 4H 5H", "AS 4S 5S 6S 3C 5D 6D 3H 4H 5H 6H"],
