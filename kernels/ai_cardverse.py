@@ -42,7 +42,10 @@ Levels (``policy``, levels 0-2):
   normal weighs its cards by the draws it has left (``_keep2``): a partial-meld card is kept
   before any single while draws remain, and on its last draw (at most one stock card per seat)
   it plays for the hand's value, throwing its highest card and taking a low upcard. It then
-  wins 52 % against easy (README, Strength). Two seats keep RULES' formula.
+  wins 52 % against easy (README, Strength). Two seats keep RULES' formula, except in a hand
+  that decides the game (every seat within ``DECIDING_HAND_POINTS`` of the target): there points
+  no longer count, RULES' normal won no more games than easy at a target of 1 to 10, and it
+  holds its melds as master's ``_holder`` does. The searches' playouts keep ``_normal``.
 
 Search (levels 3-4, ``search`` + ``pick``): determinized Monte Carlo. Determinization ``k`` is
 seeded from ``(seed, k)`` alone. On it every legal atomic move (draw stock / take discard; lay
@@ -124,6 +127,9 @@ KEEP_POINTS_MAX = 16            # up to 16 (then kept before any single but a ri
 POINTS_PER_COMPLETER = 2        # and 2 per live card completing its best partial meld;
 POINTS_PER_PARTNER = 1          # a single: 1 per live card that would make it a partial meld
 LOW_UPCARD = 3                  # on the last draw, it takes an upcard worth this or less
+# normal at two seats in a hand that decides the game, where it holds its melds as _holder does
+# (README, Strength): one that every seat can end by winning it with this few points
+DECIDING_HAND_POINTS = 20
 
 FULL_DECK = (1 << 52) - 1
 CATEGORY_DRAW = 0
@@ -554,9 +560,23 @@ def _normal(obs, legal, n):
 
 
 @njit(cache=True)
+def _deciding_hand(obs):
+    """Whether every seat needs at most ``DECIDING_HAND_POINTS`` to reach the target, so that
+    winning this hand most likely wins the game, whatever the points."""
+    target = obs[K.O_PARAMS + K.P_TARGET_SCORE]
+    for p in range(obs[K.O_PARAMS + K.P_NUM_PLAYERS]):
+        if target - obs[K.O_SCORES + p] > DECIDING_HAND_POINTS:
+            return False
+    return True
+
+
+@njit(cache=True)
 def policy(obs, legal, n, level, rng):
     """The move of a heuristic level (0-2) among ``legal[:n]``; -1 when there is none.
-    Search levels given here play the normal heuristic."""
+    Search levels given here play as normal. Normal holds its melds in a hand that decides the
+    game (``_holder``, which holds at two seats only): RULES.md §4.9's heuristic lays them at
+    once and there wins no more hands than easy, while points no longer count. The searches'
+    playouts keep RULES' heuristic (``_normal``)."""
     if n <= 0:
         return -1
     if n == 1:
@@ -565,6 +585,8 @@ def policy(obs, legal, n, level, rng):
         return _beginner(legal, n, rng)
     if level == EASY:
         return _easy(obs, legal, n)
+    if _deciding_hand(obs):
+        return _holder(obs, legal, n)
     return _normal(obs, legal, n)
 
 

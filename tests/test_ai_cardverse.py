@@ -30,9 +30,9 @@ def params(**options):
     return CV.make_params(options)
 
 
-def deal(hands, stock="", discard="", *, seed=0, **options):
+def deal(hands, stock="", discard="", *, seed=0, scores=None, **options):
     """A hand-1 state: ``hands`` one string per seat, ``stock`` top first, ``discard`` bottom ..
-    top; every card not named goes to the bottom of the stock."""
+    top; every card not named goes to the bottom of the stock; ``scores`` default to 0."""
     p = params(num_players=len(hands), **options)
     named = set()
     hand_masks = []
@@ -47,7 +47,7 @@ def deal(hands, stock="", discard="", *, seed=0, **options):
     others = [c for c in range(52) if c not in named]
     st = K.state_from_deal(p, np.array(hand_masks, np.int64), np.array(pile, np.int64),
                            np.array(top + others, np.int64), seed, 1,
-                           np.zeros(len(hands), np.int64))
+                           np.array(scores or [0] * len(hands), np.int64))
     return st
 
 
@@ -294,6 +294,26 @@ def test_masters_self_model_at_more_seats_lays_its_melds():
         held = text(AI._holder(obs_of(st), legal, len(legal))) == "discard KD"
         assert held == holds and text(heuristic(st, NORMAL)) == "lay meld 5H 6H 7H", (seats,
                                                                                    stock_size)
+
+
+def test_normal_holds_its_melds_in_a_hand_that_decides_the_game():
+    """The hand of the tests above. Where every seat is within 20 points of the target, winning
+    the hand most likely wins the game and points no longer count: normal then holds the run as
+    master's self-model does (with two seats only), and lays it as RULES.md §4.9 says elsewhere.
+    Its search opponents' playouts keep RULES' normal."""
+    hands = ["5H 6H 7H 9C KD 4C", "3C 3D 4S 8D 8S QD AS", "2C 2D JS 10S 6C"]
+    for seats, target, scores, move in ((2, 100, [0, 0], "lay meld 5H 6H 7H"),
+                                        (2, 1, [0, 0], "discard KD"),
+                                        (2, 20, [0, 0], "discard KD"),
+                                        (2, 21, [0, 0], "lay meld 5H 6H 7H"),
+                                        (2, 100, [80, 95], "discard KD"),
+                                        (2, 100, [79, 95], "lay meld 5H 6H 7H"),
+                                        (3, 1, [0, 0, 0], "lay meld 5H 6H 7H")):
+        st = deal(hands[:seats], stock="2S", discard="10C", target_score=target, scores=scores)
+        play(st, "draw stock")
+        legal = legal_of(st)
+        assert text(heuristic(st, NORMAL)) == move, (seats, target, scores)
+        assert text(AI._normal(obs_of(st), legal, len(legal))) == "lay meld 5H 6H 7H"
 
 
 def test_opponent_model_weights():
