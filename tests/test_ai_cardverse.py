@@ -300,7 +300,7 @@ def test_normal_holds_its_melds_in_a_hand_that_decides_the_game():
     """The hand of the tests above. Where every seat is within 20 points of the target, winning
     the hand most likely wins the game and points no longer count: normal then holds the run as
     master's self-model does (with two seats only), and lays it as RULES.md §4.9 says elsewhere.
-    Its search opponents' playouts keep RULES' normal."""
+    ``_normal`` stays RULES' heuristic."""
     hands = ["5H 6H 7H 9C KD 4C", "3C 3D 4S 8D 8S QD AS", "2C 2D JS 10S 6C"]
     for seats, target, scores, move in ((2, 100, [0, 0], "lay meld 5H 6H 7H"),
                                         (2, 1, [0, 0], "discard KD"),

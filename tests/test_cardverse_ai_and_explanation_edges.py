@@ -110,7 +110,7 @@ def test_play_hand_with_three_seats_splits_the_winners_gain():
 
 def _playout_return(ob, level, seed, k, move):
     """The return of ``move`` on determinization ``k`` as the module docstring defines it,
-    replayed here move by move: every seat plays the normal heuristic from its own observation,
+    replayed here move by move: every seat plays as the normal level from its own observation,
     except master's own later turns, played by ``_holder``, until the hand ends; the hand winner
     gets gain / target, the others -gain / (target (N - 1)) (+1 / -1/(N-1) at game over)."""
     seat = int(ob[K.O_SEAT])
@@ -134,14 +134,17 @@ def _playout_return(ob, level, seed, k, move):
     return share if winner == seat else -share / (n - 1)
 
 
+@pytest.mark.parametrize("target", [100, 1])
 @pytest.mark.parametrize("level", [EXPERT, MASTER])
-def test_the_search_plays_the_opponents_by_normal_and_master_by_its_self_model(level):
-    """ai_cardverse docstring: in the playouts "every seat ... playing the normal heuristic from
-    its own observation", and for master "the opponents' replies are played by the modelled
-    normal policy, and the master's own later turns by _holder". Seat 0 after drawing 2S holds
-    the run 5H 6H 7H beside 9C KD 4C 2S, where _holder and normal part ways; every move's value
-    on each of 8 determinizations is the return of the playout replayed by those rules."""
-    state = build(["5H 6H 7H 9C KD 4C", "3C 3D 4S 8D 8S QD AS"], stock="2S", discard="10C")
+def test_the_search_plays_the_opponents_by_normal_and_master_by_its_self_model(level, target):
+    """ai_cardverse docstring: in the playouts "every seat ... playing as the normal level does
+    from its own observation", and for master "the opponents' replies are played by the
+    modelled normal policy, and the master's own later turns by _holder". Seat 0 after drawing
+    2S holds the run 5H 6H 7H beside 9C KD 4C 2S, where _holder and normal part ways (at a target
+    of 1 the hand decides the game, and normal holds its melds too); every move's value on each
+    of 8 determinizations is the return of the playout replayed by those rules."""
+    state = build(["5H 6H 7H 9C KD 4C", "3C 3D 4S 8D 8S QD AS"], stock="2S", discard="10C",
+                  target_score=target)
     play(state, "draw stock")
     ob = obs_of(state, 0)
     moves = legal_of(state)
