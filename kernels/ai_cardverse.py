@@ -53,22 +53,23 @@ one meld / lay off one card / discard one card) is applied and the hand is playe
 end, every seat (the searching one included, which completes its turn) playing as the normal
 level does (``_as_normal``) from its own observation of the determinized state. (When normal
 began to hold its melds in a hand that decides the game, playouts that still laid them left
-expert no better than normal at a target of 1: 50.7 %, against 61.3 % with them holding.) All moves of one determinization
-share the same sampled world (common random numbers). The return of a hand for the observing
-seat is ``gain / target`` for the hand winner and ``-gain / (target (N - 1))`` for the others
-(``gain`` = the points the winner scores: the sum of the other hands), replaced by the game's
-own returns (+1 / -1/(N-1)) when the hand ends the game: that is ``values / visits``. No bonus
-is added for winning the hand: one of 25 points won more first hands but, holding cards to win
-hands, lost more points when losing, and lost full games. The memory of every open pickup and
-discard is the observation itself (``determinize`` keeps the cards each opponent is known to
-hold and never deals a dead card); the end game needs nothing special: a playout that draws
-from the empty stock ends the hand and the rules kernel scores it, the lowest hand value
-winning, so near the end of the stock the search weighs raw hand values. ``pick`` plays the
-best mean; the rollout heuristic's own move gets ``PRIOR_POINTS`` of credit, each point counted
-as at a target of ``CREDIT_TARGET`` or more. Below ``EXPERT_ITERATIONS`` determinizations the
-estimates are noisier, and the credit grows as ``EXPERT_ITERATIONS / n``: against normal, expert
-won 27.8 % of full games at 40 determinizations and 50.7 % at 100 with a fixed credit, and 50.0 %
-and 54.7 % with the growing one (200 deal pairs each).
+expert no better than normal at a target of 1: 50.7 %, against 61.3 % with them holding.) All
+moves of one determinization share the same sampled world (common random numbers). The return of
+a hand for the observing seat is ``gain / target`` for the hand winner and
+``-gain / (target (N - 1))`` for the others (``gain`` = the points the winner scores: the sum of
+the other hands), replaced by the game's own returns (+1 / -1/(N-1)) when the hand ends the
+game: that is ``values / visits``. No bonus is added for winning the hand: one of 25 points won
+more first hands but, holding cards to win hands, lost more points when losing, and lost full
+games. The memory of
+every open pickup and discard is the observation itself (``determinize`` keeps the cards each
+opponent is known to hold and never deals a dead card); the end game needs nothing special: a
+playout that draws from the empty stock ends the hand and the rules kernel scores it, the lowest
+hand value winning, so near the end of the stock the search weighs raw hand values. ``pick``
+plays the best mean; the rollout heuristic's own move gets ``PRIOR_POINTS`` of credit, each
+point counted as at a target of ``CREDIT_TARGET`` or more. Below ``EXPERT_ITERATIONS``
+determinizations the estimates are noisier, and the credit grows as ``EXPERT_ITERATIONS / n``:
+against normal, expert won 27.8 % of full games at 40 determinizations and 50.7 % at 100 with a
+fixed credit, and 50.0 % and 54.7 % with the growing one (200 deal pairs each).
 
 Master adds (RULES.md §6):
 
