@@ -496,7 +496,8 @@ def _holder(obs, legal, n):
     """Master's model of its own later turns in its playouts: the normal heuristic, except that
     it keeps its complete melds in hand (as its search often chooses to) until it can go out
     this turn or an opponent is down to ``HOLD_UNTIL`` cards. At three or four seats it holds
-    nothing: more hands end on the stock there, where melds held count against it."""
+    nothing: more hands end on the stock there, where melds held count against it. The normal
+    level plays it too in a hand that decides the game (``_as_normal``)."""
     if obs[K.O_PHASE] != K.PHASE_PLAY or obs[K.O_PARAMS + K.P_NUM_PLAYERS] > 2:
         return _normal(obs, legal, n)
     ace_high = obs[K.O_PARAMS + K.P_ACE_HIGH]
