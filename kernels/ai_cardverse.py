@@ -60,11 +60,11 @@ a hand for the observing seat is ``gain / target`` for the hand winner and
 the other hands), replaced by the game's own returns (+1 / -1/(N-1)) when the hand ends the
 game: that is ``values / visits``. No bonus is added for winning the hand: one of 25 points won
 more first hands but, holding cards to win hands, lost more points when losing, and lost full
-games. The memory of
-every open pickup and discard is the observation itself (``determinize`` keeps the cards each
-opponent is known to hold and never deals a dead card); the end game needs nothing special: a
-playout that draws from the empty stock ends the hand and the rules kernel scores it, the lowest
-hand value winning, so near the end of the stock the search weighs raw hand values. ``pick``
+games. The memory of every open pickup and discard is the observation itself (``determinize``
+keeps the cards each opponent is known to hold and never deals a dead card); the end game needs
+nothing special: a playout that draws from the empty stock ends the hand and the rules kernel
+scores it, the lowest hand value winning, so near the end of the stock the search weighs raw
+hand values. ``pick``
 plays the best mean; the rollout heuristic's own move gets ``PRIOR_POINTS`` of credit, each
 point counted as at a target of ``CREDIT_TARGET`` or more. Below ``EXPERT_ITERATIONS``
 determinizations the estimates are noisier, and the credit grows as ``EXPERT_ITERATIONS / n``:
@@ -130,8 +130,8 @@ KEEP_POINTS_MAX = 16            # up to 16 (then kept before any single but a ri
 POINTS_PER_COMPLETER = 2        # and 2 per live card completing its best partial meld;
 POINTS_PER_PARTNER = 1          # a single: 1 per live card that would make it a partial meld
 LOW_UPCARD = 3                  # on the last draw, it takes an upcard worth this or less
-# normal at two seats in a hand that decides the game, where it holds its melds as _holder does
-# (README, Strength): one that every seat can end by winning it with this few points
+# a hand decides the game when every seat is within this many points of the target; normal at
+# two seats then holds its melds as _holder does (README, Strength)
 DECIDING_HAND_POINTS = 20
 
 FULL_DECK = (1 << 52) - 1
