@@ -19,6 +19,7 @@ import numpy as np
 from ..cards import format_card, mask_cards
 from ..variants import checked_options, int_range, is_bool, is_integer, is_json_integer, json_numbers
 from . import meld_action_of
+from .cardverse_history import HandSoFar, explained
 from .fields import OBS_FORMAT, OBS_VERSION, FieldReader, unknown_field
 from ..errors import MeldmindError, json_type, shown
 from ..kernels import cardverse as KERNEL
@@ -370,6 +371,45 @@ def _check_turns(o: list[int], n: int, pile: list[int]) -> None:
                                f"it must be in 'hand_history.declined[{mover}]'")
     _check_pile_order(o, n, pile, upcard)
     _check_passed_over(declined, pile, in_pile, play)
+    _check_history_exists(o, n, pile)
+
+
+def _check_history_exists(o: list[int], n: int, pile: list[int]) -> None:
+    """The exact check behind the bounds above: some order of draws and discards, turn by
+    turn, gives these sets, this pile and these held cards (``cardverse_history``). When none
+    does, the error names the rule that the nearest history breaks."""
+    K = KERNEL
+    turn, mover, play = o[K.O_TURN], o[K.O_CURRENT], o[K.O_PHASE] == K.PHASE_PLAY
+    first, deal = (o[K.O_HAND_NO] - 1) % n, int(K.deal_size(n))
+    table = 0
+    for t in range(o[K.O_TABLE_N]):
+        table |= o[K.O_TABLE_MASK + t]
+    lays = []
+    for p in range(n):
+        turns = (turn - (p - first) % n + n - 1) // n
+        draws = turns + (play and p == mover)
+        lays.append(deal + draws - turns - o[K.O_HAND_N + p])
+    hand = HandSoFar(
+        players=n, first=first, turns=turn, drawn=play, taken_now=o[K.O_TAKEN], pile=tuple(pile),
+        discarded=tuple(o[K.O_DISCARDED:K.O_DISCARDED + n]),
+        declined=tuple(o[K.O_DECLINED:K.O_DECLINED + n]),
+        taken=tuple(o[K.O_PICKED:K.O_PICKED + n]), held=tuple(o[K.O_KNOWN:K.O_KNOWN + n]),
+        lays=tuple(lays), table=table, dealt=deal,
+        no_immediate_rediscard=bool(o[K.O_PARAMS + K.P_NO_REDISCARD]))
+    if explained(hand) is not False:
+        return
+    reason = ("no order of the hand's turns fits 'turn', 'discard_pile', 'hand_history' and "
+              "'taken_from_discard': each turn meets on the pile the card the turn before "
+              "discarded, takes it or passes over it for good, and ends with a discard of a card "
+              "its seat holds")
+    if hand.no_immediate_rediscard and explained(hand, rediscard_rule=False):
+        raise _Reader.fail(f"{reason}; they fit only if a seat discarded the card it had just "
+                           "taken, which 'options.no_immediate_rediscard' forbids")
+    if explained(hand, lay_rule=False):
+        raise _Reader.fail(f"{reason}; they fit only if a seat laid more cards than its "
+                           "'hand_sizes' leave it: a card a seat took and no longer holds or "
+                           "discarded was laid by it")
+    raise _Reader.fail(reason)
 
 
 def _check_passed_over(declined: list[int], pile: list[int], in_pile: int, play: int) -> None:
