@@ -267,6 +267,11 @@ def _check_count(key: str, have: int, expected: int, repeats: bool, why: str) ->
         raise _Reader.fail(f"{key} has {have} cards and should have {bound}{expected}: {why}")
 
 
+def _turns_completed(turn: int, seat: int, first: int, n: int) -> int:
+    """How many of the hand's first ``turn`` turns were ``seat``'s (``first`` played turn 0)."""
+    return (turn - (seat - first) % n + n - 1) // n
+
+
 def _check_turns(o: list[int], n: int, pile: list[int]) -> None:
     """A hand in progress after ``turn`` completed turns (RULES.md §4.3-4.4, 4.8): turns go
     round from the hand's first seat, each one draw then one discard, and a seat meets on the
@@ -290,7 +295,7 @@ def _check_turns(o: list[int], n: int, pile: list[int]) -> None:
     for p, size in enumerate(sizes):
         most = deal + (play and p == mover)
         # cards leave a hand for the table only on its seat's turn
-        played = (turn - (p - first) % n + n - 1) // n > 0 or (play and p == mover)
+        played = _turns_completed(turn, p, first, n) > 0 or (play and p == mover)
         if not played and size != deal:
             raise _Reader.fail(f"'hand_sizes[{p}]' is {size}, but seat {p} has not played yet in "
                                f"hand {hand_no} ('turn' {turn}) and holds the {deal} cards dealt: "
@@ -308,7 +313,7 @@ def _check_turns(o: list[int], n: int, pile: list[int]) -> None:
         thrown |= mask
     upcard = pile[0] if pile and not thrown >> pile[0] & 1 else -1
     for p in range(n):
-        turns = (turn - (p - first) % n + n - 1) // n
+        turns = _turns_completed(turn, p, first, n)
         prev = (p - 1) % n
         _check_count(f"'hand_history.discarded[{p}]'", discarded[p].bit_count(), turns, again[p],
                      f"seat {p} has completed {turns} turns ('turn' {turn}), each ending with a "
@@ -384,17 +389,15 @@ def _check_history_exists(o: list[int], n: int, pile: list[int]) -> None:
     table = 0
     for t in range(o[K.O_TABLE_N]):
         table |= o[K.O_TABLE_MASK + t]
-    lays = []
-    for p in range(n):
-        turns = (turn - (p - first) % n + n - 1) // n
-        draws = turns + (play and p == mover)
-        lays.append(deal + draws - turns - o[K.O_HAND_N + p])
+    # each seat's cards laid: dealt + draws - discards - held, and draws - discards is 1 for the
+    # seat that has drawn this turn, else 0
+    lays = tuple(deal + (play and p == mover) - o[K.O_HAND_N + p] for p in range(n))
     hand = HandSoFar(
         players=n, first=first, turns=turn, drawn=play, taken_now=o[K.O_TAKEN], pile=tuple(pile),
         discarded=tuple(o[K.O_DISCARDED:K.O_DISCARDED + n]),
         declined=tuple(o[K.O_DECLINED:K.O_DECLINED + n]),
         taken=tuple(o[K.O_PICKED:K.O_PICKED + n]), held=tuple(o[K.O_KNOWN:K.O_KNOWN + n]),
-        lays=tuple(lays), table=table, dealt=deal,
+        lays=lays, table=table, dealt=deal,
         no_immediate_rediscard=bool(o[K.O_PARAMS + K.P_NO_REDISCARD]))
     if explained(hand) is not False:
         return
