@@ -5,6 +5,7 @@ Each story plays a real hand, checks that its observation is accepted, then edit
 The edited observation passes every count and order check that looks at the fields one seat at
 a time; only the order of the turns rules it out."""
 import copy
+import itertools
 
 import pytest
 
@@ -70,10 +71,16 @@ def test_a_held_card_cannot_move_to_a_seat_that_passed_it_on():
 
 
 def test_the_search_accepts_what_it_cannot_settle_within_its_limit(monkeypatch):
-    obs, card = _card_gone_round()
-    moved = dict(obs, taken_from_discard=[[], [card], []])
+    # a real two-seat hand after turn 6, with 'turn' raised by a round: every card alone could
+    # still travel its path, and only the search over all of them together refutes it
+    game = next(itertools.islice(_random_games(300, 2), 670, None))
+    obs = game.observation(0)
+    assert (obs["turn"], len(obs["hand_sizes"])) == (6, 2)
+    CV.observation_array(obs)
+    later = dict(obs, turn=8)
+    _refused(later, "no order of the hand's turns fits")
     monkeypatch.setattr(history, "NODE_LIMIT", 3)
-    CV.observation_array(moved)
+    CV.observation_array(later)
 
 
 def test_real_hands_are_explained():

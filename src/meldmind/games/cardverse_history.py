@@ -24,6 +24,10 @@ At the end each seat holds what ``taken_from_discard`` says. A card it took and 
 discarded nor holds must be on the table, laid by it, and no more of those than ``hand_sizes``
 leave it to lay.
 
+Before the search, each card seen this hand is followed alone through the turns, every other
+card left free (``_one_card_can_travel``). That is cheap, and it refutes at once a hand that
+the search could refute only after trying every order of the other cards.
+
 Which table cards a seat laid from its hidden cards, and when, is not searched. That only
 widens what is accepted, so a refusal is a proof. The search stops, and accepts, after
 ``NODE_LIMIT`` states: hands where the seats took back and forth from the pile for many
@@ -70,6 +74,8 @@ def explained(hand: HandSoFar, *, rediscard_rule: bool = True, lay_rule: bool = 
     if turns == 0 and not hand.drawn:
         return True             # only the upcard: nothing happened yet
     rediscard_rule = rediscard_rule and hand.no_immediate_rediscard
+    if not all(_one_card_can_travel(hand, card, rediscard_rule) for card in _bits(_seen_this_hand(hand))):
+        return False
     # per turn index t and seat: discards left from turn t on, draws left after turn t's
     discards_left = [(0,) * n] * (turns + 1)
     draws_left = [(0,) * n] * (turns + 1)
@@ -164,10 +170,7 @@ def explained(hand: HandSoFar, *, rediscard_rule: bool = True, lay_rule: bool = 
     zero = (0,) * n
     start = (0, 0, 0, zero, (hand.dealt,) * n, zero, zero, -1)
     stack = []
-    upcards = hand.taken[hand.first]
-    while upcards:
-        card = (upcards & -upcards).bit_length() - 1
-        upcards &= upcards - 1
+    for card in _bits(hand.taken[hand.first]):
         stack.append(after_draw(start, card, 0, take=True))
     if pile:
         stack.append(after_draw(start, pile[0], 0, take=False))
@@ -188,9 +191,7 @@ def explained(hand: HandSoFar, *, rediscard_rule: bool = True, lay_rule: bool = 
         # cards not met yet are pushed last, so tried first: a history is found sooner
         unmet = hand.discarded[p] & ~met_discards[p]
         for choices in (hand.discarded[p] & ~unmet, unmet):
-            while choices:
-                card = (choices & -choices).bit_length() - 1
-                choices &= choices - 1
+            for card in _bits(choices):
                 if rediscard_rule and card == just_taken:
                     continue
                 if holds[p] >> card & 1:
@@ -209,6 +210,76 @@ def explained(hand: HandSoFar, *, rediscard_rule: bool = True, lay_rule: bool = 
                 stack.append(after_draw(after, card, t + 1, take=True))
                 stack.append(after_draw(after, card, t + 1, take=False))     # tried first
     return None if stack else False
+
+
+def _bits(mask: int):
+    """The cards of ``mask``, lowest first."""
+    while mask:
+        yield (mask & -mask).bit_length() - 1
+        mask &= mask - 1
+
+
+def _seen_this_hand(hand: HandSoFar) -> int:
+    cards = 0
+    for p in range(hand.players):
+        cards |= hand.discarded[p] | hand.declined[p] | hand.taken[p]
+    return cards
+
+
+# where one card is, in _one_card_can_travel: a seat's number for a seat holding it openly
+UNSEEN, ON_TOP, COVERED = -1, -2, -3
+
+
+def _one_card_can_travel(hand: HandSoFar, card: int, rediscard_rule: bool) -> bool:
+    """Whether ``card`` alone can follow some path through the hand's turns that meets its
+    every entry in the three sets and ends where the observation puts it. It is the search's
+    model with every other card left free, so a card that cannot travel refutes the hand at
+    once, where the search would try every order of the other cards first."""
+    n, turns = hand.players, hand.turns
+    in_pile = card in hand.pile
+    wanted = tuple((hand.discarded[p] >> card & 1, hand.declined[p] >> card & 1,
+                    hand.taken[p] >> card & 1) for p in range(n))
+
+    def met(seen, p, kind):
+        return seen | 1 << (3 * p + kind)
+
+    def draw(states, t):
+        """Turn ``t``'s draw: a card on top is taken or passed over."""
+        p, after = hand.seat(t), set()
+        for where, just_taken, seen in states:
+            if where != ON_TOP:
+                after.add((where, False, seen))
+                continue
+            if wanted[p][2] and (t < turns or hand.taken_now == card):
+                after.add((p, True, met(seen, p, 2)))
+            if wanted[p][1] and (t < turns or hand.taken_now < 0) and in_pile:
+                after.add((COVERED, False, met(seen, p, 1)))
+        return after
+
+    # turn 0's draw meets the upcard: this card, or another one
+    states = draw({(ON_TOP, False, 0), (UNSEEN, False, 0)}, 0)
+    for t in range(turns):
+        p, after = hand.seat(t), set()
+        for where, just_taken, seen in states:
+            after.add((where, False, seen))             # it discards another card
+            if wanted[p][0] and (where == UNSEEN or where == p and not
+                                 (rediscard_rule and just_taken)):
+                after.add((ON_TOP, False, met(seen, p, 0)))
+        states = draw(after, t + 1) if t + 1 < turns or hand.drawn else after
+    everything = sum(1 << (3 * p + kind) for p in range(n) for kind in range(3)
+                     if wanted[p][kind])
+    return any(seen == everything and _ends_right(hand, card, where) for where, _, seen in states)
+
+
+def _ends_right(hand: HandSoFar, card: int, where: int) -> bool:
+    """Whether ``card``, last at ``where`` on its path, is where the observation puts it."""
+    if where == ON_TOP:
+        return hand.pile[-1] == card
+    if where == COVERED:
+        return True             # the draws that covered it checked the pile holds it
+    if where == UNSEEN:
+        return True             # nothing was met: it was never in sight
+    return bool((hand.held[where] | hand.table) >> card & 1)
 
 
 def _with(values: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
