@@ -74,7 +74,8 @@ def explained(hand: HandSoFar, *, rediscard_rule: bool = True, lay_rule: bool = 
     if turns == 0 and not hand.drawn:
         return True             # only the upcard: nothing happened yet
     rediscard_rule = rediscard_rule and hand.no_immediate_rediscard
-    if not all(_one_card_can_travel(hand, card, rediscard_rule) for card in _bits(_seen_this_hand(hand))):
+    seen_this_hand = _seen_this_hand(hand)
+    if not all(_one_card_can_travel(hand, card, rediscard_rule) for card in _bits(seen_this_hand)):
         return False
     # per turn index t and seat: discards left from turn t on, draws left after turn t's
     discards_left = [(0,) * n] * (turns + 1)
