@@ -83,9 +83,9 @@ def test_the_search_accepts_what_it_cannot_settle_within_its_limit(monkeypatch):
     CV.observation_array(later)
 
 
-def test_real_hands_are_explained():
-    """Every observation of games between the levels is explained within the search's limit,
-    and no observation of random games (which take from the pile far more) is refused."""
+def test_hands_between_the_levels_are_all_decided(monkeypatch):
+    """Every observation of games between the levels is explained within the search's limit
+    (that random play is never refused is shown by test_cardverse_observation_checks)."""
     verdicts = {True: 0, None: 0, False: 0}
     original = CV.explained
 
@@ -94,19 +94,12 @@ def test_real_hands_are_explained():
         verdicts[verdict] += 1
         return verdict
 
-    CV.explained = counted
-    try:
-        for players in (2, 3, 4):
-            game = new_game("cardverse", seed=players, players=players)
-            while not game.is_over:
-                for seat in range(players):
-                    CV.observation_array(game.observation(seat))
-                level = "normal" if game.to_move % 2 else "easy"
-                game.play(suggest(game.observation(game.to_move), level=level, seed=1).move)
-        assert verdicts[None] == verdicts[False] == 0 and verdicts[True] > 300
-        for game in _random_games(40, 7):
-            for seat in range(game.players):
+    monkeypatch.setattr(CV, "explained", counted)
+    for players in (2, 3, 4):
+        game = new_game("cardverse", seed=players, players=players)
+        while not game.is_over:
+            for seat in range(players):
                 CV.observation_array(game.observation(seat))
-    finally:
-        CV.explained = original
-    assert verdicts[False] == 0 and verdicts[True] > 2_000, verdicts
+            level = "normal" if game.to_move % 2 else "easy"
+            game.play(suggest(game.observation(game.to_move), level=level, seed=1).move)
+    assert verdicts[None] == verdicts[False] == 0 and verdicts[True] > 300, verdicts
