@@ -10,9 +10,11 @@ a game per core at master's budget), and expert vs normal. The number of deal pa
 for ``master>expert-games``). pytest's ``-k`` does not take ``>``: one row is run by its node
 id, ``"bench/test_bench_ai_cardverse.py::test_strength_ladder[master>expert-games]"``.
 Iterations per search decision: ``MELDMIND_STRENGTH_EXPERT`` / ``MELDMIND_STRENGTH_MASTER``
-(default: the levels' default budgets). Each test prints the win rate with its interval, and
-asserts the ladder (lower bound > 50%; expert vs normal >= 60%, master vs expert >= 55%) only
-from 100 pairs on.
+(default: the levels' default budgets). Each test prints the win rate with its interval and
+its wins and decided games, and asserts the ladder (lower bound > 50%; expert vs normal >= 60%,
+master vs expert >= 55%) only from 100 pairs on. ``MELDMIND_STRENGTH_FIRST_PAIR=F`` starts at
+pair ``F``: runs of pairs 0-199 and 200-599 play the same games as one run of 600 pairs, so a
+long row can be measured in parts and its counts added.
 
 At three and four seats (``test_strength_ladder_at_more_seats``) each level plays the one below
 it in the arena, every deal once for every split of the seats (6 games a deal at three seats,
@@ -34,6 +36,7 @@ from meldmind.kernels import cardverse as K
 from meldmind.kernels.levels import BEGINNER, EASY, EXPERT, MASTER, NAMES, NORMAL
 
 PAIRS = int(os.environ.get("MELDMIND_STRENGTH_PAIRS", "4"))
+FIRST_PAIR = int(os.environ.get("MELDMIND_STRENGTH_FIRST_PAIR", "0"))
 ITERATIONS = {
     EXPERT: int(os.environ.get("MELDMIND_STRENGTH_EXPERT", AI.default_iterations(EXPERT))),
     MASTER: int(os.environ.get("MELDMIND_STRENGTH_MASTER", AI.default_iterations(MASTER))),
@@ -43,7 +46,8 @@ ASSERT_FROM = 100
 
 def mirrored(low, high, pairs, full_games, seed0=1_000):
     params = CV.make_params({})
-    seeds = np.repeat(np.arange(seed0, seed0 + pairs, dtype=np.int64), 2)
+    first = seed0 + FIRST_PAIR
+    seeds = np.repeat(np.arange(first, first + pairs, dtype=np.int64), 2)
     levels = np.empty((2 * pairs, 2), np.int64)
     its = np.empty((2 * pairs, 2), np.int64)
     levels[0::2] = (high, low)
@@ -52,7 +56,7 @@ def mirrored(low, high, pairs, full_games, seed0=1_000):
     its[0::2] = (i_high, i_low)
     its[1::2] = (i_low, i_high)
     out = np.zeros((2 * pairs, 4))
-    AI.play_games(params, seeds, levels, its, 99, not full_games, out)
+    AI.play_games(params, seeds, levels, its, 99, not full_games, out, 2 * FIRST_PAIR)
     high_result = np.concatenate([out[0::2, 0], out[1::2, 1]])
     wins = int((high_result > 0).sum())
     decided = wins + int((high_result < 0).sum())
@@ -60,7 +64,8 @@ def mirrored(low, high, pairs, full_games, seed0=1_000):
     p = wins / decided if decided else 0.0
     what = "games" if full_games else "first hands"
     print(f"\n{NAMES[high]}({i_high}) vs {NAMES[low]}({i_low}): {p:.3f} "
-          f"[{lo:.3f}, {hi:.3f}] over {decided} decided {what} ({pairs} deal pairs)"
+          f"[{lo:.3f}, {hi:.3f}], {wins} won of {decided} decided {what} "
+          f"(deal pairs {FIRST_PAIR} to {FIRST_PAIR + pairs - 1})"
           + ("" if full_games else f", {high_result.mean():+.2f} points per hand"))
     return p, lo, decided
 

@@ -907,11 +907,11 @@ def play_hand(params, deal_seed, levels, iterations, ai_seed, out_returns):
 
 
 @njit(cache=True, parallel=True)
-def play_games(params, deal_seeds, levels, iterations, ai_seed, one_hand, out):
+def play_games(params, deal_seeds, levels, iterations, ai_seed, one_hand, out, first_game):
     """Games ``i`` dealt from ``deal_seeds[i]`` with ``levels[i]`` / ``iterations[i]`` per seat,
     in parallel (each game on one thread); ``out[i]`` = that game's returns (``play_game``) or
-    first-hand differentials (``play_hand``)."""
+    first-hand differentials (``play_hand``). Game ``i``'s search seed comes from its number
+    ``first_game + i``, so a long run split into parts plays the same games as in one piece."""
     for i in prange(deal_seeds.shape[0]):
-        _play(params, deal_seeds[i], levels[i], iterations[i], _seed_of(ai_seed, np.int64(i), 6),
-              out[i],
-              one_hand)
+        _play(params, deal_seeds[i], levels[i], iterations[i],
+              _seed_of(ai_seed, np.int64(first_game + i), 6), out[i], one_hand)

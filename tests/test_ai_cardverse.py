@@ -702,11 +702,22 @@ def test_play_games_matches_play_game():
     levels = np.array([[EASY, NORMAL], [NORMAL, EASY], [BEGINNER, EASY]], np.int64)
     its = np.zeros((3, 2), np.int64)
     out = np.zeros((3, 4))
-    AI.play_games(params(), seeds, levels, its, 4, True, out)
+    AI.play_games(params(), seeds, levels, its, 4, True, out, 0)
     for i in range(3):
         one = np.zeros(4)
         AI.play_hand(params(), seeds[i], levels[i], its[i], AI._seed_of(4, i, 6), one)
         np.testing.assert_array_equal(one, out[i])
+
+
+def test_play_games_split_in_parts_plays_the_same_games():
+    seeds = np.arange(21, 27, dtype=np.int64)
+    levels = np.tile(np.array([EXPERT, MASTER], np.int64), (6, 1))
+    its = np.full((6, 2), 100, np.int64)   # enough that the search seeds change the games
+    whole, first_part, second_part = np.zeros((6, 4)), np.zeros((2, 4)), np.zeros((4, 4))
+    AI.play_games(params(), seeds, levels, its, 4, True, whole, 0)
+    AI.play_games(params(), seeds[:2], levels[:2], its[:2], 4, True, first_part, 0)
+    AI.play_games(params(), seeds[2:], levels[2:], its[2:], 4, True, second_part, 2)
+    np.testing.assert_array_equal(np.concatenate([first_part, second_part]), whole)
 
 
 def test_no_python_objects_in_the_kernels():
