@@ -296,8 +296,39 @@ def test_only_as_many_seats_score_as_hands_have_ended():
     scores = [1] * 3
     scores[winner] = _won_in_last_hand(third)
     _refused(_edit(third, scores=scores), "scores")
-    scores[(winner + 1) % 3] = 0
+    # the first hand's winner took at least a point from each of the other two seats
+    scores[(winner + 1) % 3], scores[(winner + 2) % 3] = 0, 2
     CV.observation_array(_edit(third, scores=scores))
+
+
+def test_the_scores_must_fit_the_hands_played_before_the_last():
+    third = _find(lambda o: o["hand_number"] == 3 and len(o["hand_sizes"]) == 2
+                  and o["options"]["target_score"] == 150 and not o["options"]["ace_high"])
+    CV.observation_array(third)
+    # each hand before the last gave at least 1 point, so the scores bound how many there were
+    before = sum(third["scores"]) - _won_in_last_hand(third)
+    _refused(_edit(third, hand_number=before + 3), "scores", "last_hand")
+    CV.observation_array(_edit(third, hand_number=before + 2))
+    # the one hand before the last gave at most 70 points (seven ten-point cards)
+    winner = third["last_hand"]["winner"]
+    scores = [0, 0]
+    scores[winner] = _won_in_last_hand(third)
+    scores[1 - winner] = 71
+    _refused(_edit(third, scores=scores), "scores")
+    scores[1 - winner] = 70
+    CV.observation_array(_edit(third, scores=scores))
+
+
+def test_a_finished_game_ended_at_the_first_hand_to_reach_the_target():
+    over = _find(lambda o: len(o["hand_sizes"]) == 2 and o["hand_number"] > 1
+                 and 1 < _won_in_last_hand(o) < o["options"]["target_score"], over=True)
+    CV.observation_array(over)
+    winner, target = over["game_winner"], over["options"]["target_score"]
+    scores = list(over["scores"])
+    scores[winner] = target + _won_in_last_hand(over)
+    _refused(_edit(over, scores=scores), f"scores[{winner}]", "last_hand")
+    scores[winner] = target - 1 + _won_in_last_hand(over)
+    CV.observation_array(_edit(over, scores=scores))
 
 
 def test_a_finished_game_must_have_its_winner_at_the_target():

@@ -493,7 +493,8 @@ def _check_pile_order(o: list[int], n: int, pile: list[int], upcard: int) -> Non
 
 def _check_scores(o: list[int], n: int) -> None:
     """Scores and the last hand's result (RULES.md §4.6-4.7): only a hand's winner scores, the
-    other hands' values; the game ends at the first hand that takes a score to the target."""
+    other hands' values, at least 1 point and at most a full deal's worth from each; the game
+    ends at the first hand that takes a score to the target."""
     K = KERNEL
     target, winner = o[K.O_PARAMS + K.P_TARGET_SCORE], o[K.O_GAME_WINNER]
     scores, over = o[K.O_SCORES:K.O_SCORES + n], winner >= 0
@@ -550,6 +551,19 @@ def _check_scores(o: list[int], n: int) -> None:
     if scoring > ended:
         raise _Reader.fail(f"'scores' give points to {scoring} seats, but {ended} hands have "
                            "ended ('hand_number'), and only a hand's winner scores")
+    # each hand before the last gave its winner at least 1 and at most `most` points a loser
+    before = sum(scores) - sum(others)
+    least, largest = (ended - 1) * (n - 1), (ended - 1) * (n - 1) * most
+    if not least <= before <= largest:
+        raise _Reader.fail(f"'scores' add up to {sum(scores)}, {before} of them from the "
+                           f"{ended - 1} hands before 'last_hand', but each of those gave its "
+                           f"winner 1 to {most} points from each seat that lost it: {least} to "
+                           f"{largest} in all")
+    if over and scores[last] - sum(others) >= target:
+        raise _Reader.fail(f"'scores[{last}]' is {scores[last]}, so seat {last} had "
+                           f"{scores[last] - sum(others)} before winning 'last_hand': the game "
+                           f"would have ended a hand earlier, at 'options.target_score' "
+                           f"({target})")
 
 
 def observation_array(d: Mapping[str, Any]) -> np.ndarray:
