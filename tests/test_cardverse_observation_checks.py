@@ -301,6 +301,31 @@ def test_only_as_many_seats_score_as_hands_have_ended():
     CV.observation_array(_edit(third, scores=scores))
 
 
+def _one_meld_of_three_by_another_seat(obs):
+    """Three seats, one 3-card meld on the table laid by a seat other than the observer's, and
+    the third seat has played and holds a card to spare."""
+    sizes, seat = obs["hand_sizes"], obs["seat"]
+    if len(sizes) != 3 or len(obs["table"]) != 1 or len(obs["table"][0]["cards"]) != 3:
+        return False
+    layer = sizes.index(min(sizes))
+    other = 3 - seat - layer
+    return (obs["phase"] == "draw" and layer != seat and sizes[layer] == sizes[other] - 3
+            and sizes[other] == sizes[seat] and obs["hand_history"]["discarded"][other])
+
+
+def test_the_cards_laid_must_hold_every_meld_on_the_table():
+    obs = _find(_one_meld_of_three_by_another_seat)
+    CV.observation_array(obs)
+    # one seat laid the meld's 3 cards; a card of its hand moved to another seat's leaves
+    # them 2 and 1 cards laid, but a meld is laid whole, by one seat
+    sizes = list(obs["hand_sizes"])
+    layer = sizes.index(min(sizes))
+    other = 3 - obs["seat"] - layer
+    sizes[layer] += 1
+    sizes[other] -= 1
+    _refused(_edit(obs, hand_sizes=sizes), "hand_sizes", "table")
+
+
 def test_the_scores_must_fit_the_hands_played_before_the_last():
     third = _find(lambda o: o["hand_number"] == 3 and len(o["hand_sizes"]) == 2
                   and o["options"]["target_score"] == 150 and not o["options"]["ace_high"])

@@ -305,6 +305,12 @@ def _check_turns(o: list[int], n: int, pile: list[int]) -> None:
             raise _Reader.fail(f"'hand_sizes[{p}]' is {size}: while the hand is on, seat {p} "
                                f"holds 1 to {most} cards (the {deal} dealt{extra}, less those "
                                "laid)")
+    # every meld on the table was laid whole, at least 3 cards, by one seat; lay-offs are free
+    lays, melds = _cards_laid(o, n), o[K.O_TABLE_N]
+    if sum(laid // 3 for laid in lays) < melds:
+        raise _Reader.fail(f"'hand_sizes' {sizes} leave the seats {list(lays)} cards laid, too "
+                           f"few for the {melds} meld{'s' * (melds > 1)} of 'table': each was "
+                           "laid whole, at least 3 cards, by one seat")
     discarded, declined, took = (o[offset:offset + n] for offset in _HISTORY_FIELDS.values())
     again = [bool(took[p] & discarded[p]) for p in range(n)]
     # the pile's bottom card is the upcard unless a seat discarded it (after taking the upcard)
@@ -379,25 +385,31 @@ def _check_turns(o: list[int], n: int, pile: list[int]) -> None:
     _check_history_exists(o, n, pile)
 
 
+def _cards_laid(o: list[int], n: int) -> tuple[int, ...]:
+    """Each seat's cards laid this hand: dealt + draws - discards - held, where draws - discards
+    is 1 for the seat that has drawn this turn, else 0."""
+    K = KERNEL
+    drawn = int(o[K.O_PHASE] == K.PHASE_PLAY)
+    return tuple(int(K.deal_size(n)) + (drawn and p == o[K.O_CURRENT]) - o[K.O_HAND_N + p]
+                 for p in range(n))
+
+
 def _check_history_exists(o: list[int], n: int, pile: list[int]) -> None:
     """The exact check behind the bounds above: some order of draws and discards, turn by
     turn, gives these sets, this pile and these held cards (``cardverse_history``). When none
     does, the error names the rule that the nearest history breaks."""
     K = KERNEL
-    turn, mover, play = o[K.O_TURN], o[K.O_CURRENT], o[K.O_PHASE] == K.PHASE_PLAY
+    turn, play = o[K.O_TURN], o[K.O_PHASE] == K.PHASE_PLAY
     first, deal = (o[K.O_HAND_NO] - 1) % n, int(K.deal_size(n))
     table = 0
     for t in range(o[K.O_TABLE_N]):
         table |= o[K.O_TABLE_MASK + t]
-    # each seat's cards laid: dealt + draws - discards - held, and draws - discards is 1 for the
-    # seat that has drawn this turn, else 0
-    lays = tuple(deal + (play and p == mover) - o[K.O_HAND_N + p] for p in range(n))
     hand = HandSoFar(
         players=n, first=first, turns=turn, drawn=play, taken_now=o[K.O_TAKEN], pile=tuple(pile),
         discarded=tuple(o[K.O_DISCARDED:K.O_DISCARDED + n]),
         declined=tuple(o[K.O_DECLINED:K.O_DECLINED + n]),
         taken=tuple(o[K.O_PICKED:K.O_PICKED + n]), held=tuple(o[K.O_KNOWN:K.O_KNOWN + n]),
-        lays=lays, table=table, dealt=deal,
+        lays=_cards_laid(o, n), table=table, dealt=deal,
         no_immediate_rediscard=bool(o[K.O_PARAMS + K.P_NO_REDISCARD]))
     if explained(hand) is not False:
         return
