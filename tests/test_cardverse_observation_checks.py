@@ -330,10 +330,12 @@ def test_the_scores_must_fit_the_hands_played_before_the_last():
     third = _find(lambda o: o["hand_number"] == 3 and len(o["hand_sizes"]) == 2
                   and o["options"]["target_score"] == 150 and not o["options"]["ace_high"])
     CV.observation_array(third)
-    # each hand before the last gave at least 1 point, so the scores bound how many there were
+    # each hand before the last gave at least 1 point, so the scores bound how many there were;
+    # the hand numbers tried stay odd, as 3 is, so that the same seat starts the hand
     before = sum(third["scores"]) - _won_in_last_hand(third)
-    _refused(_edit(third, hand_number=before + 3), "scores", "last_hand")
-    CV.observation_array(_edit(third, hand_number=before + 2))
+    last_that_fits = before + 1 + before % 2
+    CV.observation_array(_edit(third, hand_number=last_that_fits))
+    _refused(_edit(third, hand_number=last_that_fits + 2), "scores", "last_hand")
     # the one hand before the last gave at most 70 points (seven ten-point cards)
     winner = third["last_hand"]["winner"]
     scores = [0, 0]
