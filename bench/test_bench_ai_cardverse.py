@@ -6,7 +6,7 @@ rate. Every pair plays **full games** (to 100, what the arena measures), except 
 play the **first hand** of a game (``play_hand``; the winner is the hand winner): master vs
 expert on 1,000 pairs, beside its full games on fewer pairs (``master>expert-games``: about 8 s
 a game per core at master's budget), and expert vs normal. The number of deal pairs comes from
-``MELDMIND_STRENGTH_PAIRS`` (default 4, a smoke run; the reported table uses 1,000, and 600
+``MELDMIND_STRENGTH_PAIRS`` (default 4, a smoke run; the reported table uses 1,000, and 800
 for ``master>expert-games``). pytest's ``-k`` does not take ``>``: one row is run by its node
 id, ``"bench/test_bench_ai_cardverse.py::test_strength_ladder[master>expert-games]"``.
 Iterations per search decision: ``MELDMIND_STRENGTH_EXPERT`` / ``MELDMIND_STRENGTH_MASTER``
