@@ -14,7 +14,8 @@ Iterations per search decision: ``MELDMIND_STRENGTH_EXPERT`` / ``MELDMIND_STRENG
 its wins and decided games, and asserts the ladder (lower bound > 50%; expert vs normal >= 60%,
 master vs expert >= 55%) only from 100 pairs on. ``MELDMIND_STRENGTH_FIRST_PAIR=F`` starts at
 pair ``F``: runs of pairs 0-199 and 200-599 play the same games as one run of 600 pairs, so a
-long row can be measured in parts and its counts added.
+long row can be measured in parts and its counts added. With ``-s`` a progress bar moves every
+25 pairs.
 
 At three and four seats (``test_strength_ladder_at_more_seats``) each level plays the one below
 it in the arena, every deal once for every split of the seats (6 games a deal at three seats,
@@ -30,7 +31,7 @@ import numpy as np
 import pytest
 
 from meldmind.games import cardverse as CV
-from meldmind.tournament import arena, wilson_interval
+from meldmind.tournament import arena, progress_bar, wilson_interval
 from meldmind.kernels import ai_cardverse as AI
 from meldmind.kernels import cardverse as K
 from meldmind.kernels.levels import BEGINNER, EASY, EXPERT, MASTER, NAMES, NORMAL
@@ -42,6 +43,7 @@ ITERATIONS = {
     MASTER: int(os.environ.get("MELDMIND_STRENGTH_MASTER", AI.default_iterations(MASTER))),
 }
 ASSERT_FROM = 100
+PART_PAIRS = 25         # deal pairs between two moves of the progress bar
 
 
 def mirrored(low, high, pairs, full_games, seed0=1_000):
@@ -56,7 +58,17 @@ def mirrored(low, high, pairs, full_games, seed0=1_000):
     its[0::2] = (i_high, i_low)
     its[1::2] = (i_low, i_high)
     out = np.zeros((2 * pairs, 4))
-    AI.play_games(params, seeds, levels, its, 99, not full_games, out, 2 * FIRST_PAIR)
+    # in parts, for the progress bar: game i's seed comes from its number, so the parts play
+    # the games of one call
+    bar = progress_bar(pairs, f"{NAMES[high]} vs {NAMES[low]}", unit="pair")
+    try:
+        for start in range(0, 2 * pairs, 2 * PART_PAIRS):
+            part = slice(start, min(start + 2 * PART_PAIRS, 2 * pairs))
+            AI.play_games(params, seeds[part], levels[part], its[part], 99, not full_games,
+                          out[part], 2 * FIRST_PAIR + start)
+            bar.update((part.stop - part.start) // 2)
+    finally:
+        bar.close()
     high_result = np.concatenate([out[0::2, 0], out[1::2, 1]])
     wins = int((high_result > 0).sum())
     decided = wins + int((high_result < 0).sum())

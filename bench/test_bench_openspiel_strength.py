@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from meldmind.games import gin
-from meldmind.tournament import elo_difference, wilson_interval
+from meldmind.tournament import elo_difference, progress_bar, wilson_interval
 
 pyspiel = pytest.importorskip("pyspiel", reason="install the bench extra for OpenSpiel's bots")
 from meldmind.integrations.openspiel import (MeldmindBot, meldmind_state,  # noqa: E402
@@ -75,19 +75,25 @@ def _match(make_ours, our_label, make_opponent, label):
     wins = losses = draws = 0
     points_per_hand = []
     ours_time = ours_moves = theirs_time = theirs_moves = 0
-    for deal in range(PAIRS):
-        for our_seat in (0, 1):
-            ours = TimedBot(make_ours(our_seat, deal))
-            theirs = TimedBot(make_opponent(1 - our_seat, game, deal))
-            bots = [ours, theirs] if our_seat == 0 else [theirs, ours]
-            returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 10_000 + deal)
-            points = returns[our_seat]     # the hand's points, won (+) or lost (-)
-            points_per_hand.append(points)
-            wins += points > 0
-            losses += points < 0
-            draws += points == 0
-            ours_time, ours_moves = ours_time + ours.seconds, ours_moves + ours.moves
-            theirs_time, theirs_moves = theirs_time + theirs.seconds, theirs_moves + theirs.moves
+    bar = progress_bar(PAIRS, f"{our_label} vs {label}", unit="pair")
+    try:
+        for deal in range(PAIRS):
+            for our_seat in (0, 1):
+                ours = TimedBot(make_ours(our_seat, deal))
+                theirs = TimedBot(make_opponent(1 - our_seat, game, deal))
+                bots = [ours, theirs] if our_seat == 0 else [theirs, ours]
+                returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 10_000 + deal)
+                points = returns[our_seat]     # the hand's points, won (+) or lost (-)
+                points_per_hand.append(points)
+                wins += points > 0
+                losses += points < 0
+                draws += points == 0
+                ours_time, ours_moves = ours_time + ours.seconds, ours_moves + ours.moves
+                theirs_time = theirs_time + theirs.seconds
+                theirs_moves = theirs_moves + theirs.moves
+            bar.update()
+    finally:
+        bar.close()
     decided = wins + losses
     rate = wins / decided if decided else None
     low, high = wilson_interval(wins, decided)

@@ -255,7 +255,7 @@ def test_every_deal_across_the_batch_boundaries_is_played_once_from_each_seat(mo
         def close(self):
             self.closed = True
 
-    monkeypatch.setattr(tournament, "_progress", Bar)
+    monkeypatch.setattr(tournament, "progress_bar", Bar)
     result = meldmind.arena("gin", "beginner", "easy", deals=17, seed=2, processes=1,
                             progress=False)
     assert result.games == 34

@@ -410,7 +410,7 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: SupportsIndex = 10
     jobs = [(variant, options, a, b, seed, list(range(i, min(i + _CHUNK, deals))), iterations,
              budget_ms) for i in range(0, deals, _CHUNK)]
     started = time.perf_counter()
-    bar = _progress(deals, f"{variant} {a} vs {b}", progress)
+    bar = progress_bar(deals, f"{variant} {a} vs {b}", progress)
     try:
         if ray is not None:
             parts = _run_on_ray(ray, jobs, processes, lambda part: bar.update(len(part)))
@@ -435,7 +435,9 @@ def arena(variant: str, level_a: str, level_b: str, *, deals: SupportsIndex = 10
         seconds=time.perf_counter() - started)
 
 
-def _progress(total: int, label: str, enabled: bool):
+def progress_bar(total: int, label: str, enabled: bool = True, unit: str = "deal"):
+    """A tqdm bar on stderr for ``total`` units of a long run (the arena's deals, a benchmark's
+    deal pairs), moved by ``update(n)``; ``close()`` takes it off the screen."""
     from tqdm import tqdm
 
     class Bar(tqdm):
@@ -445,7 +447,7 @@ def _progress(total: int, label: str, enabled: bool):
         monitor_interval = 0
 
     # no stderr at all under pythonw, or when started with it closed
-    return Bar(total=total, desc=label, unit="deal", disable=not enabled or sys.stderr is None,
+    return Bar(total=total, desc=label, unit=unit, disable=not enabled or sys.stderr is None,
                file=sys.stderr, leave=False, miniters=1)
 
 
