@@ -103,3 +103,68 @@ def test_hands_between_the_levels_are_all_decided(monkeypatch):
             level = "normal" if game.to_move % 2 else "easy"
             game.play(suggest(game.observation(game.to_move), level=level, seed=1).move)
     assert verdicts[None] == verdicts[False] == 0 and verdicts[True] > 300, verdicts
+
+
+def _cards(*cards):
+    return sum(1 << card for card in cards)
+
+
+# two seats, four turns: seat 0 passes over the upcard and discards X; seat 1 takes X and
+# discards Y; seat 0 takes Y and discards W; seat 1 passes over W and discards V. Neither holds
+# the card it took, so seat 1 laid X and seat 0 laid Y (card ids: suit * 13 + rank, the Ace 0)
+UPCARD, W, V = 10, 23, 49
+
+
+def _took_and_laid(x, y, melds, lays):
+    return history.HandSoFar(
+        players=2, first=0, turns=4, drawn=False, taken_now=-1, pile=(UPCARD, W, V),
+        discarded=(_cards(x, W), _cards(y, V)), declined=(_cards(UPCARD), _cards(W)),
+        taken=(_cards(y), _cards(x)), held=(0, 0), lays=lays, melds=melds, dealt=7,
+        no_immediate_rediscard=True)
+
+
+@pytest.mark.parametrize("x, y, melds, lays, fits", [
+    # the 7s of suits 0 and 1, each in a meld of its own
+    (6, 19, (_cards(6, 32, 45), _cards(17, 18, 19)), (3, 3), True),
+    # both in one group of three: no seat laid it whole
+    (6, 19, (_cards(6, 19, 32), _cards(40, 41, 42)), (3, 3), False),
+    # a group of four: seat 1 laid 7s of suits 0, 2 and 3, seat 0 laid off the fourth
+    (6, 19, (_cards(6, 19, 32, 45), _cards(40, 41, 42)), (4, 3), True),
+    # the 6 and the 8 of suit 0 in the run 6-7-8: laid by two seats
+    (5, 7, (_cards(5, 6, 7), _cards(40, 41, 42)), (3, 3), False),
+    # in the run 5-6-7-8 seat 1 laid 5-6-7, and seat 0 laid off the 8
+    (5, 7, (_cards(4, 5, 6, 7), _cards(40, 41, 42)), (4, 3), True),
+    # but in the run 5-6-7-8 both three in a row hold the 6 and the 7
+    (5, 6, (_cards(4, 5, 6, 7), _cards(40, 41, 42)), (4, 3), False),
+])
+def test_each_meld_was_laid_whole_by_one_seat(x, y, melds, lays, fits):
+    hand = _took_and_laid(x, y, melds, lays)
+    assert history.explained(hand) is fits
+    assert history.explained(hand, base_rule=False)
+
+
+def test_the_bases_of_a_meld_are_three_in_a_row_or_three_of_a_rank():
+    ace, two, jack, queen, king = 0, 1, 10, 11, 12
+    # the Ace is high: Q-K-A, never A-2-3
+    assert history.meld_bases(_cards(jack, queen, king, ace)) == (
+        _cards(jack, queen, king), _cards(queen, king, ace))
+    assert history.meld_bases(_cards(two, 2, 3, 4)) == (_cards(two, 2, 3), _cards(2, 3, 4))
+    sevens = (6, 19, 32, 45)
+    assert sorted(history.meld_bases(_cards(*sevens))) == sorted(
+        _cards(*sevens) & ~(1 << card) for card in sevens)
+    assert history.meld_bases(_cards(6, 19, 32)) == (_cards(6, 19, 32),)
+
+
+def test_a_refused_base_is_named():
+    game = new_game("cardverse", seed=2)
+    o = CV.observation_array(game.observation(0))
+    K = CV.KERNEL
+    hand = _took_and_laid(6, 19, (_cards(6, 19, 32), _cards(40, 41, 42)), (3, 3))
+    o[K.O_TURN], o[K.O_PHASE], o[K.O_TAKEN] = hand.turns, K.PHASE_DRAW, -1
+    for field, values in ((K.O_DISCARDED, hand.discarded), (K.O_DECLINED, hand.declined),
+                          (K.O_PICKED, hand.taken), (K.O_KNOWN, hand.held),
+                          (K.O_HAND_N, (7 - 3, 7 - 3)), (K.O_TABLE_MASK, hand.melds)):
+        o[field:field + len(values)] = values
+    o[K.O_TABLE_N] = len(hand.melds)
+    with pytest.raises(MeldmindError, match="two seats laid the base of one meld of 'table'"):
+        CV._check_history_exists(o.tolist(), 2, list(hand.pile))

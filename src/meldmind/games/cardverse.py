@@ -401,15 +401,13 @@ def _check_history_exists(o: list[int], n: int, pile: list[int]) -> None:
     K = KERNEL
     turn, play = o[K.O_TURN], o[K.O_PHASE] == K.PHASE_PLAY
     first, deal = (o[K.O_HAND_NO] - 1) % n, int(K.deal_size(n))
-    table = 0
-    for t in range(o[K.O_TABLE_N]):
-        table |= o[K.O_TABLE_MASK + t]
     hand = HandSoFar(
         players=n, first=first, turns=turn, drawn=play, taken_now=o[K.O_TAKEN], pile=tuple(pile),
         discarded=tuple(o[K.O_DISCARDED:K.O_DISCARDED + n]),
         declined=tuple(o[K.O_DECLINED:K.O_DECLINED + n]),
         taken=tuple(o[K.O_PICKED:K.O_PICKED + n]), held=tuple(o[K.O_KNOWN:K.O_KNOWN + n]),
-        lays=_cards_laid(o, n), table=table, dealt=deal,
+        lays=_cards_laid(o, n), melds=tuple(o[K.O_TABLE_MASK:K.O_TABLE_MASK + o[K.O_TABLE_N]]),
+        dealt=deal,
         no_immediate_rediscard=bool(o[K.O_PARAMS + K.P_NO_REDISCARD]))
     if explained(hand) is not False:
         return
@@ -420,10 +418,15 @@ def _check_history_exists(o: list[int], n: int, pile: list[int]) -> None:
     if hand.no_immediate_rediscard and explained(hand, rediscard_rule=False):
         raise _Reader.fail(f"{reason}; they fit only if a seat discarded the card it had just "
                            "taken, which 'options.no_immediate_rediscard' forbids")
+    laid_by = "a card a seat took and no longer holds or discarded was laid by it"
     if explained(hand, lay_rule=False):
         raise _Reader.fail(f"{reason}; they fit only if a seat laid more cards than its "
-                           "'hand_sizes' leave it: a card a seat took and no longer holds or "
-                           "discarded was laid by it")
+                           f"'hand_sizes' leave it: {laid_by}")
+    if explained(hand, base_rule=False):
+        raise _Reader.fail(f"{reason}; they fit only if two seats laid the base of one meld "
+                           f"of 'table': {laid_by}, and each meld was laid whole by one seat, "
+                           "at least 3 cards in a row or of a rank; only the cards beyond those "
+                           "may be lay-offs from other seats")
     raise _Reader.fail(reason)
 
 

@@ -22,7 +22,9 @@ that the seat can hold:
 Every card of the three sets must be met, the pile matched, and ``no_immediate_rediscard`` kept.
 At the end each seat holds what ``taken_from_discard`` says. A card it took and neither
 discarded nor holds must be on the table, laid by it, and no more of those than ``hand_sizes``
-leave it to lay.
+leave it to lay. Each meld was laid whole by one seat, at least 3 cards: three cards of it in a
+row, or three of a group, that no other seat laid (``meld_bases``); the rest are lay-offs, which
+any seat may make.
 
 Before the search, each card seen this hand is followed alone through the turns, every other
 card left free (``_one_card_can_travel``). That is cheap, and it refutes at once a hand that
@@ -35,7 +37,10 @@ turns may stay undecided, while hands between the AI levels are all decided.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
+
+from ..kernels.cardverse import card_position_py
 
 NODE_LIMIT = 2_000       # states taken off the stack: about 20 ms of search at most
 ALL_CARDS = (1 << 52) - 1
@@ -57,20 +62,28 @@ class HandSoFar:
     taken: tuple[int, ...]
     held: tuple[int, ...]       # taken_from_discard: cards taken and still in the hand
     lays: tuple[int, ...]       # how many cards each seat has laid, from the hand sizes
-    table: int
+    melds: tuple[int, ...]      # the table's melds
     dealt: int                  # cards dealt to each seat
     no_immediate_rediscard: bool
 
     def seat(self, turn: int) -> int:
         return (self.first + turn) % self.players
 
+    @property
+    def table(self) -> int:
+        cards = 0
+        for meld in self.melds:
+            cards |= meld
+        return cards
 
-def explained(hand: HandSoFar, *, rediscard_rule: bool = True, lay_rule: bool = True
-              ) -> bool | None:
+
+def explained(hand: HandSoFar, *, rediscard_rule: bool = True, lay_rule: bool = True,
+              base_rule: bool = True) -> bool | None:
     """True if some history fits ``hand``, False if none does, None if the search stopped at
-    ``NODE_LIMIT`` first. ``rediscard_rule`` and ``lay_rule`` may be switched off to find
-    which rule a refused hand breaks."""
-    n, turns, pile = hand.players, hand.turns, hand.pile
+    ``NODE_LIMIT`` first. ``rediscard_rule``, ``lay_rule`` and ``base_rule`` may be switched
+    off to find which rule a refused hand breaks."""
+    n, turns, pile, table = hand.players, hand.turns, hand.pile, hand.table
+    bases = [meld_bases(meld) for meld in hand.melds] if base_rule else []
     if turns == 0 and not hand.drawn:
         return True             # only the upcard: nothing happened yet
     rediscard_rule = rediscard_rule and hand.no_immediate_rediscard
@@ -119,7 +132,7 @@ def explained(hand: HandSoFar, *, rediscard_rule: bool = True, lay_rule: bool = 
                 return True
             # a card it holds but will not hold at the end needs a discard of its own; a card
             # it will hold, a take of its own
-            to_shed = holds[p] & ~hand.held[p] & ~hand.table
+            to_shed = holds[p] & ~hand.held[p] & ~table
             to_take = hand.held[p] & ~holds[p]
             if to_shed & ~hand.discarded[p] or to_shed.bit_count() > discards_left[t][p] \
                     or to_take & ~hand.taken[p] or to_take.bit_count() > takes_left:
@@ -137,13 +150,15 @@ def explained(hand: HandSoFar, *, rediscard_rule: bool = True, lay_rule: bool = 
         _, at, _, holds, _, met_discards, met_draws, _ = state
         if at != len(pile) or met_discards != hand.discarded or met_draws != wanted_draws:
             return False
+        laid = [holds[p] & ~hand.held[p] for p in range(n)]
         for p in range(n):
-            laid = holds[p] & ~hand.held[p]
-            if hand.held[p] & ~holds[p] or laid & ~hand.table:
+            if hand.held[p] & ~holds[p] or laid[p] & ~table:
                 return False
-            if lay_rule and laid.bit_count() > hand.lays[p]:
+            if lay_rule and laid[p].bit_count() > hand.lays[p]:
                 return False
-        return True
+        # some base of each meld holds cards laid by one seat at most
+        return all(any(sum(1 for cards in laid if cards & base) <= 1 for base in options)
+                   for options in bases)
 
     def after_draw(state, card: int, turn: int, take: bool):
         """``state`` after the draw of ``turn`` met ``card`` on the pile, or None if it cannot."""
@@ -218,6 +233,17 @@ def _bits(mask: int):
     while mask:
         yield (mask & -mask).bit_length() - 1
         mask &= mask - 1
+
+
+def meld_bases(meld: int) -> tuple[int, ...]:
+    """The sets of three cards of ``meld`` that one seat may have laid it from: three in a row
+    of a run (the Ace high), any three of a group. A larger base holds one of them."""
+    cards = list(_bits(meld))
+    if len({card % 13 for card in cards}) == 1:
+        return tuple(sum(1 << card for card in three)
+                     for three in itertools.combinations(cards, 3))
+    in_order = sorted(cards, key=card_position_py)
+    return tuple(sum(1 << card for card in in_order[i:i + 3]) for i in range(len(in_order) - 2))
 
 
 def _seen_this_hand(hand: HandSoFar) -> int:
