@@ -4,11 +4,11 @@ Strength (RULES.md §6): every deal is played twice with the seats swapped (mirr
 players, default options, decided games only, 95% Wilson interval of the stronger level's win
 rate. Every pair plays **full games** (to 100, what the arena measures), except two rows that
 play the **first hand** of a game (``play_hand``; the winner is the hand winner): master vs
-expert on 1,000 pairs, beside its full games on fewer pairs (``master>expert-games``: about 8 s
-a game per core at master's budget), and expert vs normal. The number of deal pairs comes from
-``MELDMIND_STRENGTH_PAIRS`` (default 4, a smoke run; the reported table uses 1,000, and 800
-for ``master>expert-games``). pytest's ``-k`` does not take ``>``: one row is run by its node
-id, ``"bench/test_bench_ai_cardverse.py::test_strength_ladder[master>expert-games]"``.
+expert, beside its full games (``master>expert-games``: about 8 s a game per core at master's
+budget), and expert vs normal. The number of deal pairs comes from
+``MELDMIND_STRENGTH_PAIRS`` (default 4, a smoke run; the reported table uses 1,000). pytest's
+``-k`` does not take ``>``: one row is run by its node id,
+``"bench/test_bench_ai_cardverse.py::test_strength_ladder[master>expert-games]"``.
 Iterations per search decision: ``MELDMIND_STRENGTH_EXPERT`` / ``MELDMIND_STRENGTH_MASTER``
 (default: the levels' default budgets). Each test prints the win rate with its interval and
 its wins and decided games, and asserts the ladder (lower bound > 50%; expert vs normal >= 60%,
