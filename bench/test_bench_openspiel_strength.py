@@ -88,9 +88,10 @@ def _match(make_ours, our_label, make_opponent, label):
                 wins += points > 0
                 losses += points < 0
                 draws += points == 0
-                ours_time, ours_moves = ours_time + ours.seconds, ours_moves + ours.moves
-                theirs_time = theirs_time + theirs.seconds
-                theirs_moves = theirs_moves + theirs.moves
+                ours_time += ours.seconds
+                ours_moves += ours.moves
+                theirs_time += theirs.seconds
+                theirs_moves += theirs.moves
             bar.update()
     finally:
         bar.close()
