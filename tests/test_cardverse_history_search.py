@@ -5,6 +5,7 @@ Each story plays a real hand, checks that its observation is accepted, then edit
 The edited observation passes every count and order check that looks at the fields one seat at
 a time; only the order of the turns rules it out."""
 import copy
+import dataclasses
 import itertools
 
 import pytest
@@ -141,6 +142,28 @@ def test_each_meld_was_laid_whole_by_one_seat(x, y, melds, lays, fits):
     hand = _took_and_laid(x, y, melds, lays)
     assert history.explained(hand) is fits
     assert history.explained(hand, base_rule=False)
+
+
+def test_a_seat_laid_three_cards_for_each_meld_it_laid():
+    # seat 0 passes over the upcard and discards X; seat 1 takes X and discards Y; seat 0
+    # passes over Y and discards Z; seat 1 takes Z and discards V. Seat 1 laid X and Z, each in
+    # a group of three: it laid both groups, 6 cards
+    x, y, z = 6, 23, 7
+    groups = (_cards(x, 32, 45), _cards(z, 33, 46))
+
+    def hand(lays):
+        return history.HandSoFar(
+            players=2, first=0, turns=4, drawn=False, taken_now=-1, pile=(UPCARD, y, V),
+            discarded=(_cards(x, z), _cards(y, V)), declined=(_cards(UPCARD, y), 0),
+            taken=(0, _cards(x, z)), held=(0, 0), lays=lays, melds=groups, dealt=7,
+            no_immediate_rediscard=True)
+
+    assert history.explained(hand((0, 6)))
+    assert history.explained(hand((3, 3))) is False
+    assert history.explained(hand((3, 3)), lay_rule=False)
+    # with one group of four, seat 0 may have laid 3 of it, and seat 1 laid off X
+    hand_of_four = dataclasses.replace(hand((3, 4)), melds=(_cards(x, 19, 32, 45), groups[1]))
+    assert history.explained(hand_of_four)
 
 
 def test_the_bases_of_a_meld_are_three_in_a_row_or_three_of_a_rank():

@@ -421,7 +421,8 @@ def _check_history_exists(o: list[int], n: int, pile: list[int]) -> None:
     laid_by = "a card a seat took and no longer holds or discarded was laid by it"
     if explained(hand, lay_rule=False):
         raise _Reader.fail(f"{reason}; they fit only if a seat laid more cards than its "
-                           f"'hand_sizes' leave it: {laid_by}")
+                           f"'hand_sizes' leave it: {laid_by}, and each meld was laid whole, at "
+                           "least 3 cards, by one seat")
     if explained(hand, base_rule=False):
         raise _Reader.fail(f"{reason}; they fit only if two seats laid the base of one meld "
                            f"of 'table': {laid_by}, and each meld was laid whole by one seat, "

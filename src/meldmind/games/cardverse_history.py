@@ -24,7 +24,7 @@ At the end each seat holds what ``taken_from_discard`` says. A card it took and 
 discarded nor holds must be on the table, laid by it, and no more of those than ``hand_sizes``
 leave it to lay. Each meld was laid whole by one seat, at least 3 cards: three cards of it in a
 row, or three of a group, that no other seat laid (``meld_bases``); the rest are lay-offs, which
-any seat may make.
+any seat may make. So a seat laid 3 cards for each meld it laid, beside its lay-offs.
 
 Before the search, each card seen this hand is followed alone through the turns, every other
 card left free (``_one_card_can_travel``). That is cheap, and it refutes at once a hand that
@@ -156,9 +156,7 @@ def explained(hand: HandSoFar, *, rediscard_rule: bool = True, lay_rule: bool = 
                 return False
             if lay_rule and laid[p].bit_count() > hand.lays[p]:
                 return False
-        # some base of each meld holds cards laid by one seat at most
-        return all(any(sum(1 for cards in laid if cards & base) <= 1 for base in options)
-                   for options in bases)
+        return _bases_fit(laid, bases, hand.lays if lay_rule else None)
 
     def after_draw(state, card: int, turn: int, take: bool):
         """``state`` after the draw of ``turn`` met ``card`` on the pile, or None if it cannot."""
@@ -244,6 +242,48 @@ def meld_bases(meld: int) -> tuple[int, ...]:
                      for three in itertools.combinations(cards, 3))
     in_order = sorted(cards, key=card_position_py)
     return tuple(sum(1 << card for card in in_order[i:i + 3]) for i in range(len(in_order) - 2))
+
+
+def _bases_fit(laid: list[int], bases: list[tuple[int, ...]], lays: tuple[int, ...] | None
+               ) -> bool:
+    """Whether each meld can have a base (``meld_bases``) that one seat laid and that holds no
+    card of ``laid`` (per seat, the cards it surely laid) of another seat's; and, given ``lays``,
+    whether each seat laid enough cards for its bases and its other cards of ``laid``."""
+    n = len(laid)
+    # per meld, who may have laid its base, at how many cards beyond those of 'laid'
+    layers: list[set[tuple[int, int]]] = []
+    for options in bases:
+        choices = set()
+        for base in options:
+            seats = [p for p in range(n) if laid[p] & base]
+            if not seats:
+                choices.update((p, 3) for p in range(n))
+            elif len(seats) == 1:
+                choices.add((seats[0], 3 - (laid[seats[0]] & base).bit_count()))
+        if not choices:
+            return False
+        layers.append(choices)
+    if lays is None:
+        return True
+    # a meld whose base may be any seat's, at 3 cards, is only counted, at the end; the others
+    # are searched, keeping the states already refuted
+    anyone = {(p, 3) for p in range(n)}
+    searched = [sorted(choices) for choices in layers if choices != anyone]
+    free = len(layers) - len(searched)
+    refuted: set[tuple[int, tuple[int, ...]]] = set()
+
+    def fits(i: int, spare: tuple[int, ...]) -> bool:
+        if i == len(searched):
+            return sum(cards // 3 for cards in spare) >= free
+        if (i, spare) in refuted:
+            return False
+        for p, cards in searched[i]:
+            if spare[p] >= cards and fits(i + 1, _with(spare, p, spare[p] - cards)):
+                return True
+        refuted.add((i, spare))
+        return False
+
+    return fits(0, tuple(lays[p] - laid[p].bit_count() for p in range(n)))
 
 
 def _seen_this_hand(hand: HandSoFar) -> int:
