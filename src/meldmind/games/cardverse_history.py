@@ -253,7 +253,7 @@ def _bases_fit(laid: list[int], bases: list[tuple[int, ...]], lays: tuple[int, .
     # per meld, who may have laid its base, at how many cards beyond those of 'laid'
     layers: list[set[tuple[int, int]]] = []
     for options in bases:
-        choices = set()
+        choices: set[tuple[int, int]] = set()
         for base in options:
             seats = [p for p in range(n) if laid[p] & base]
             if not seats:
