@@ -219,6 +219,10 @@ _HISTORY_FIELDS = {"discarded": KERNEL.O_DISCARDED, "declined": KERNEL.O_DECLINE
                    "taken": KERNEL.O_PICKED}
 
 
+# the rule behind the counts of cards laid (RULES.md §4.10, Decision 8: lay-offs are free)
+_LAID_WHOLE = "each meld was laid whole, at least 3 cards, by one seat"
+
+
 def _read_hand_history(r: FieldReader, obs: np.ndarray, n: int) -> None:
     """``hand_history`` into ``obs``: per key, one card list per seat (``cards`` rejects a
     repeated card)."""
@@ -309,8 +313,8 @@ def _check_turns(o: list[int], n: int, pile: list[int]) -> None:
     lays, melds = _cards_laid(o, n), o[K.O_TABLE_N]
     if sum(laid // 3 for laid in lays) < melds:
         raise _Reader.fail(f"'hand_sizes' {sizes} leave the seats {list(lays)} cards laid, too "
-                           f"few for the {melds} meld{'s' * (melds > 1)} of 'table': each was "
-                           "laid whole, at least 3 cards, by one seat")
+                           f"few for the {melds} meld{'s' * (melds > 1)} of 'table': "
+                           f"{_LAID_WHOLE}")
     discarded, declined, took = (o[offset:offset + n] for offset in _HISTORY_FIELDS.values())
     again = [bool(took[p] & discarded[p]) for p in range(n)]
     # the pile's bottom card is the upcard unless a seat discarded it (after taking the upcard)
@@ -421,8 +425,7 @@ def _check_history_exists(o: list[int], n: int, pile: list[int]) -> None:
     laid_by = "a card a seat took and no longer holds or discarded was laid by it"
     if explained(hand, lay_rule=False):
         raise _Reader.fail(f"{reason}; they fit only if a seat laid more cards than its "
-                           f"'hand_sizes' leave it: {laid_by}, and each meld was laid whole, at "
-                           "least 3 cards, by one seat")
+                           f"'hand_sizes' leave it: {laid_by}, and {_LAID_WHOLE}")
     if explained(hand, base_rule=False):
         raise _Reader.fail(f"{reason}; they fit only if two seats laid the base of one meld "
                            f"of 'table': {laid_by}, and each meld was laid whole by one seat, "
